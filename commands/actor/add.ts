@@ -1,0 +1,44 @@
+import { Flags } from '@oclif/core';
+import { ACTOR_KINDS, ROLES } from '../../src/core/actor.js';
+import { DataDirCommand } from '../../src/cli/base-command.js';
+import { addActor } from '../../src/provisioning/actor.js';
+import { actorView, type ActorView } from '../../src/provisioning/actor-view.js';
+
+export default class ActorAdd extends DataDirCommand {
+  static override summary = 'Register an actor: a human (with roles), an agent (with its accountable manager) or a service.';
+  static override examples = [
+    '<%= config.bin %> actor add --tenant acme --id bob --kind human --role approver --role manager',
+    '<%= config.bin %> actor add --tenant acme --id crm-agent --kind agent --manager bob',
+    '<%= config.bin %> actor add --tenant acme --id billing --kind service --cert-subject "CN=billing, O=Acme"',
+  ];
+  static override flags = {
+    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    id: Flags.string({ summary: 'Actor id (a slug).', required: true }),
+    kind: Flags.string({ summary: 'Kind of actor.', options: [...ACTOR_KINDS], required: true }),
+    role: Flags.string({ summary: 'A role of a human (repeatable).', options: [...ROLES], multiple: true }),
+    manager: Flags.string({ summary: 'The accountable human manager of an agent.' }),
+    'cert-subject': Flags.string({ summary: 'Client-certificate subject that identifies this actor in mutual-TLS mode.' }),
+    'display-name': Flags.string({ summary: 'A human-readable name (never used to identify the actor).' }),
+  };
+
+  async run(): Promise<ActorView> {
+    const { flags } = await this.parse(ActorAdd);
+    const actor = await this.withStore(flags, (store) =>
+      addActor(
+        store,
+        {
+          tenantId: flags.tenant,
+          id: flags.id,
+          kind: flags.kind,
+          roles: flags.role ?? [],
+          managerId: flags.manager ?? null,
+          certSubject: flags['cert-subject'] ?? null,
+          displayName: flags['display-name'] ?? null,
+        },
+        new Date(),
+      ),
+    );
+    this.log(`Added ${actor.kind} ${actor.id} to tenant ${actor.tenantId}`);
+    return actorView(actor);
+  }
+}

@@ -1,0 +1,54 @@
+import { Flags } from '@oclif/core';
+import { DataDirCommand } from '../../src/cli/base-command.js';
+import { untilSignal } from '../../src/cli/signals.js';
+import { startDaemon } from '../../src/daemon/server.js';
+
+/** The interface spec spells these with one dash; accept both. */
+const SINGLE_DASH = new Map([
+  ['-listen', '--listen'],
+  ['-allow-insecure-http', '--allow-insecure-http'],
+]);
+
+export function normalizeDashes(argv: string[]): string[] {
+  return argv.map((a) => {
+    const [name, ...rest] = a.split('=');
+    const long = SINGLE_DASH.get(name as string);
+    return long === undefined ? a : [long, ...rest].join('=');
+  });
+}
+
+export default class DaemonStart extends DataDirCommand {
+  static override summary = 'Run the governance daemon (TLS by default) until SIGTERM or SIGINT.';
+  static override enableJsonFlag = false;
+  static override examples = [
+    '<%= config.bin %> daemon start',
+    '<%= config.bin %> daemon start --listen 0.0.0.0:8090 --tls-cert cert.pem --tls-key key.pem',
+    '<%= config.bin %> daemon start --client-ca clients-ca.pem',
+    '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
+  ];
+  static override flags = {
+    listen: Flags.string({ summary: 'Address to listen on (host:port; port 0 picks a free one).', default: '127.0.0.1:8090' }),
+    'allow-insecure-http': Flags.boolean({ summary: 'Serve plain HTTP. Tokens then cross the network in clear text.' }),
+    'tls-cert': Flags.string({ summary: 'PEM certificate (default: the deployment certificate from `svc init`).' }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'client-ca': Flags.string({ summary: 'PEM CA for mutual TLS: clients authenticate by certificate; bearer tokens are refused.' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DaemonStart, normalizeDashes(this.argv));
+    const daemon = await startDaemon({
+      dataDir: this.dataDir(flags).root,
+      listen: flags.listen,
+      allowInsecureHttp: flags['allow-insecure-http'],
+      ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),
+      ...(flags['tls-key'] !== undefined ? { tlsKey: flags['tls-key'] } : {}),
+      ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
+    });
+    if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
+    this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    const signal = await untilSignal();
+    this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests`);
+    await daemon.close();
+    this.logToStderr('svc daemon stopped');
+  }
+}

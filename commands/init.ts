@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import chalk from 'chalk';
+import { DataDirCommand, isInteractive } from '../src/cli/base-command.js';
+import { initDataDir, type InitResult } from '../src/provisioning/init.js';
+
+export default class Init extends DataDirCommand {
+  static override summary = 'Create a data dir: store, deployment TLS certificate, first tenant, its signing key and first administrator.';
+  static override examples = [
+    '<%= config.bin %> init --tenant acme --admin alice --yes',
+    'SVC_HOME=/var/lib/svc <%= config.bin %> init --tenant acme --admin alice --json',
+  ];
+  static override flags = {
+    tenant: Flags.string({ summary: 'Id of the first tenant (a slug).' }),
+    admin: Flags.string({ summary: 'Id of the first human administrator (a slug).' }),
+    yes: Flags.boolean({ char: 'y', summary: 'Accept the defaults for anything not given; never prompt.' }),
+  };
+
+  async run(): Promise<InitResult> {
+    const { flags } = await this.parse(Init);
+    const dir = this.dataDir(flags);
+    let tenant = flags.tenant;
+    let admin = flags.admin;
+    if (!flags.yes && !this.jsonEnabled() && isInteractive() && (tenant === undefined || admin === undefined)) {
+      const { input } = await import('@inquirer/prompts');
+      tenant ??= await input({ message: 'Tenant id', default: 'default' });
+      admin ??= await input({ message: 'First administrator id', default: 'admin' });
+    }
+    const result = await initDataDir(dir.root, { tenantId: tenant ?? 'default', adminId: admin ?? 'admin', now: new Date() });
+    this.log(`${chalk.green('Initialised')} ${result.data_dir}`);
+    this.log(`  tenant          ${result.tenant_id}`);
+    this.log(`  administrator   ${result.admin_id}`);
+    this.log(`  signing key     ${result.key_id}  ${result.public_key}`);
+    this.log(`  TLS certificate ${result.ca_cert} (clients trust this file: SVC_CA_CERT)`);
+    this.log('');
+    this.log(`Administrator token (shown once, store it now):\n  ${chalk.bold(result.admin_token)}`);
+    return result;
+  }
+}

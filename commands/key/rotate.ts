@@ -1,0 +1,17 @@
+import { Flags } from '@oclif/core';
+import { DataDirCommand } from '../../src/cli/base-command.js';
+import { rotateKey, type KeyView } from '../../src/provisioning/signing-key.js';
+
+export default class KeyRotate extends DataDirCommand {
+  static override summary = "Make a new journal signing key for a tenant; later heads use it, older ones keep their key id.";
+  static override examples = ['<%= config.bin %> key rotate --tenant acme'];
+  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+
+  async run(): Promise<KeyView> {
+    const { flags } = await this.parse(KeyRotate);
+    const key = await this.withStore(flags, (store, dir) => rotateKey(dir, store, flags.tenant, new Date()));
+    this.log(`New signing key ${key.key_id} for tenant ${key.tenant_id}: ${key.public_key}`);
+    this.note('Give auditors the new public key (svc key show); keep the old one pinned for older exports.');
+    return key;
+  }
+}

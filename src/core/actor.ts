@@ -1,0 +1,103 @@
+import { invalidField, SvcError } from './errors.js';
+import { checkSlug } from './ids.js';
+
+export const ACTOR_KINDS = ['agent', 'human', 'service'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+export const ROLES = ['operator', 'administrator', 'approver', 'manager', 'auditor'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Actor {
+  tenantId: string;
+  id: string;
+  kind: ActorKind;
+  roles: Role[];
+  /** The accountable human manager; every agent names one. */
+  managerId: string | null;
+  /** The client-certificate subject that identifies this actor in mutual-TLS mode. */
+  certSubject: string | null;
+  displayName: string | null;
+  createdAt: string;
+}
+
+export interface ActorInput {
+  tenantId: string;
+  id: string;
+  kind: string;
+  roles?: string[];
+  managerId?: string | null;
+  certSubject?: string | null;
+  displayName?: string | null;
+}
+
+/**
+ * Validate a new actor's own fields. Whether the manager exists and is a human is a
+ * question for the store, answered by the caller.
+ */
+export function checkActorInput(input: ActorInput, createdAt: string): Actor {
+  checkSlug('tenant', input.tenantId);
+  checkSlug('id', input.id);
+  if (!(ACTOR_KINDS as readonly string[]).includes(input.kind)) {
+    throw invalidField('kind', `one of ${ACTOR_KINDS.join(', ')}`);
+  }
+  const kind = input.kind as ActorKind;
+  const roles = [...new Set(input.roles ?? [])];
+  for (const r of roles) {
+    if (!(ROLES as readonly string[]).includes(r)) throw invalidField('role', `one of ${ROLES.join(', ')}`);
+  }
+  if (roles.length > 0 && kind !== 'human') {
+    throw new SvcError('invalid_request', 'role: only human actors carry roles', { field: 'role' });
+  }
+  const managerId = input.managerId ?? null;
+  if (kind === 'agent' && managerId === null) {
+    throw new SvcError('invalid_request', 'manager: every agent names its accountable human manager', {
+      field: 'manager',
+      remedy: 'add --manager <human actor id>',
+    });
+  }
+  if (managerId !== null) {
+    checkSlug('manager', managerId);
+    if (kind !== 'agent') throw new SvcError('invalid_request', 'manager: only agents name a manager', { field: 'manager' });
+  }
+  const certSubject = input.certSubject == null ? null : normalizeSubject(input.certSubject);
+  const displayName = input.displayName ?? null;
+  if (displayName !== null && (displayName.length > 200 || !displayName.isWellFormed())) {
+    throw invalidField('display-name', 'at most 200 characters of well-formed text');
+  }
+  return { tenantId: input.tenantId, id: input.id, kind, roles: roles as Role[], managerId, certSubject, displayName, createdAt };
+}
+
+export function hasRole(actor: Actor, role: Role): boolean {
+  return actor.kind === 'human' && actor.roles.includes(role);
+}
+
+/**
+ * Certificate subjects are compared as an ordered list of `TYPE=value` attributes.
+ * Operators write them comma-separated (`CN=agent-1, O=Acme`, a literal comma escaped as
+ * `\,`); certificates are read through node's X509Certificate, one attribute per line.
+ * Both normalise to the same newline-joined form, so the comparison is exact.
+ */
+export function normalizeSubject(text: string): string {
+  const parts: string[] = [];
+  let cur = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\\' && i + 1 < text.length) {
+      cur += text[++i];
+    } else if (c === ',' || c === '\n') {
+      parts.push(cur);
+      cur = '';
+    } else {
+      cur += c;
+    }
+  }
+  parts.push(cur);
+  const attrs = parts.map((p) => p.trim()).filter((p) => p.length > 0);
+  if (attrs.length === 0 || attrs.some((a) => !/^[A-Za-z][A-Za-z0-9.]*=.+$/.test(a)) || text.length > 1024) {
+    throw invalidField('cert-subject', 'a distinguished name such as "CN=agent-1, O=Acme"');
+  }
+  return attrs.map((a) => {
+    const eq = a.indexOf('=');
+    return `${a.slice(0, eq).toUpperCase()}=${a.slice(eq + 1).trim()}`;
+  }).join('\n');
+}

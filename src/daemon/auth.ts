@@ -1,0 +1,85 @@
+import type { TLSSocket } from 'node:tls';
+import type { FastifyRequest } from 'fastify';
+import { hasRole, normalizeSubject, type Role } from '../core/actor.js';
+import { SvcError } from '../core/errors.js';
+import { hashTokenSecret, parseToken, tokenSecretMatches, tokenState } from '../core/token.js';
+import type { Store } from '../store/ports.js';
+import type { Caller } from './caller.js';
+
+export type AuthMode = 'token' | 'mtls';
+
+const REMEDY = 'ask the operator to check the token and the caller permissions';
+const unauthenticated = (reason: string) => new SvcError('unauthenticated', reason, { remedy: REMEDY });
+
+// A hash to compare against when the token id is unknown, so the unknown-id path costs
+// the same as a wrong secret.
+const DECOY_HASH = hashTokenSecret('0000000000000000', 'decoy');
+
+/** The bearer credential from `Authorization: Bearer` or `X-SVC-Token`. */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  const header = request.headers['x-svc-token'];
+  let bearer: string | undefined;
+  if (auth !== undefined) {
+    const m = /^Bearer +(\S+)$/i.exec(auth);
+    if (!m) throw unauthenticated('Authorization: expected "Bearer <token>"');
+    bearer = m[1];
+  }
+  if (Array.isArray(header)) throw unauthenticated('X-SVC-Token: expected one header');
+  if (bearer !== undefined && header !== undefined && bearer !== header) {
+    throw unauthenticated('Authorization and X-SVC-Token carry different credentials');
+  }
+  return bearer ?? header;
+}
+
+async function byToken(store: Store, request: FastifyRequest, now: Date): Promise<Caller> {
+  const text = presentedToken(request);
+  if (text === undefined) throw unauthenticated('no credential: send Authorization: Bearer <token> or X-SVC-Token');
+  const parts = parseToken(text);
+  if (!parts) throw unauthenticated('the credential is not an svc token');
+  const record = await store.tokens.find(parts.id);
+  const matches = tokenSecretMatches(parts, record?.secretHash ?? DECOY_HASH);
+  if (!record || !matches) throw unauthenticated('unknown token');
+  // Only a caller who holds the secret learns whether it expired or was revoked.
+  const state = tokenState(record, now);
+  if (state !== 'active') throw unauthenticated(`the token is ${state}`);
+  const actor = await store.actors.get(record.tenantId, record.actorId);
+  if (!actor) throw unauthenticated('the token names an actor that no longer exists');
+  return { tenantId: record.tenantId, actorId: actor.id, actor, via: 'token', tokenId: record.id };
+}
+
+async function byCertificate(store: Store, request: FastifyRequest): Promise<Caller> {
+  if (request.headers.authorization !== undefined || request.headers['x-svc-token'] !== undefined) {
+    throw unauthenticated('bearer tokens are refused in mutual-TLS mode; present a client certificate instead');
+  }
+  const socket = request.raw.socket as TLSSocket;
+  if (typeof socket.getPeerX509Certificate !== 'function' || !socket.authorized) {
+    throw unauthenticated('a client certificate issued by the configured client CA is required');
+  }
+  const cert = socket.getPeerX509Certificate();
+  if (!cert) throw unauthenticated('a client certificate issued by the configured client CA is required');
+  let subject: string;
+  try {
+    subject = normalizeSubject(cert.subject);
+  } catch {
+    throw unauthenticated('the client certificate subject cannot be read');
+  }
+  const actor = await store.actors.findByCertSubject(subject);
+  if (!actor) throw unauthenticated(`no registered actor has the certificate subject ${subject.replaceAll('\n', ', ')}`);
+  return { tenantId: actor.tenantId, actorId: actor.id, actor, via: 'mtls' };
+}
+
+export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
+  return (request: FastifyRequest): Promise<Caller> =>
+    mode === 'mtls' ? byCertificate(store, request) : byToken(store, request, clock());
+}
+
+/** A valid credential without the role is 403, never 401. */
+export function requireHuman(caller: Caller, role?: Role): void {
+  if (caller.actor.kind !== 'human') {
+    throw new SvcError('forbidden', 'this route is for registered humans', { remedy: REMEDY });
+  }
+  if (role !== undefined && !hasRole(caller.actor, role)) {
+    throw new SvcError('forbidden', `this route needs the ${role} role`, { remedy: REMEDY });
+  }
+}

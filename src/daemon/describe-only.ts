@@ -1,0 +1,17 @@
+import { SvcError } from '../core/errors.js';
+import type { DaemonDeps } from './deps.js';
+
+const refuse = (): never => {
+  throw new SvcError('internal', 'these dependencies only describe routes; they serve no request');
+};
+
+/** Dependencies for describing the routes (OpenAPI) without opening a store. */
+export function describeOnlyDeps(): DaemonDeps {
+  return {
+    store: new Proxy({}, { get: refuse }) as DaemonDeps['store'],
+    clock: () => new Date(),
+    authMode: 'token',
+    readiness: async () => refuse(),
+    capabilitiesFor: async () => refuse(),
+  };
+}

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isSvcError, SvcError, type ErrorBody } from '../core/errors.js';
+
+/** The one place a coded error becomes an HTTP status. */
+const STATUS: Record<SvcError['kind'], number> = {
+  invalid_request: 400,
+  usage: 400,
+  payload_too_large: 413,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  already_exists: 409,
+  not_initialized: 503,
+  unavailable: 503,
+  internal: 500,
+};
+
+export function httpStatus(err: SvcError): number {
+  return STATUS[err.kind];
+}
+
+/** Fastify's own 4xx failures (bad JSON, wrong media type, body too large) in the coded family. */
+function fromFastify(err: FastifyError): SvcError | undefined {
+  const status = err.statusCode ?? 500;
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new SvcError('payload_too_large', 'the request body is larger than the daemon accepts', {
+      remedy: 'send a smaller body',
+    });
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new SvcError('invalid_request', 'content-type: expected application/json', { field: 'content-type', code: 'unsupported_media_type' });
+  }
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return new SvcError('invalid_request', 'body: expected a JSON object, got an empty body', { field: 'body' });
+  }
+  if (status === 400 && (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP'))) {
+    return new SvcError('invalid_request', `body: expected valid JSON (${err.message})`, { field: 'body' });
+  }
+  if (status >= 400 && status < 500) {
+    return new SvcError('invalid_request', err.message, { code: 'bad_request' });
+  }
+  return undefined;
+}
+
+/**
+ * Every error leaves as `{code, reason, remedy?, field?}`. A 5xx body never carries
+ * internals: the details go to the log under the request id, which the body names.
+ */
+export function errorHandler(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const coded = isSvcError(err) ? err : fromFastify(err as FastifyError);
+  if (!coded) {
+    request.log.error({ err }, 'unhandled error');
+    void reply.status(500).send({ code: 'internal', reason: 'internal error', request_id: request.id });
+    return;
+  }
+  const status = httpStatus(coded);
+  if (status >= 500) request.log.error({ err }, coded.reason);
+  if (status === 401) void reply.header('www-authenticate', 'Bearer realm="svc"');
+  const body: ErrorBody & { request_id?: string } = coded.toBody();
+  if (status >= 500) body.request_id = request.id;
+  void reply.status(status).send(body);
+}

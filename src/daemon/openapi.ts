@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import type { AnyRoute } from './route.js';
+
+export const ErrorBodySchema = z
+  .object({
+    code: z.string().describe('stable, machine-readable'),
+    reason: z.string().describe('for humans'),
+    remedy: z.string().optional().describe('the smallest satisfying change, when it can be named'),
+    field: z.string().optional().describe('the request field at fault'),
+    request_id: z.string().optional().describe('on 5xx: the id under which the daemon logged the details'),
+  })
+  .meta({ id: 'Error' });
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+  delete s.$schema;
+  return s;
+}
+
+function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unknown[] {
+  if (!schema) return [];
+  const s = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (s.required ?? []).includes(name),
+      ...(description !== undefined ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function openApiDocument(routes: readonly AnyRoute[], info: { version: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const responses: Record<string, unknown> = {};
+    for (const [status, res] of Object.entries(r.responses)) {
+      responses[status] = {
+        description: res.description,
+        ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema, 'output') } } } : {}),
+      };
+    }
+    if (r.auth === 'token') {
+      responses['401'] = { description: 'missing, unknown, expired or revoked credential', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
+    responses['400'] ??= { description: 'a request field is invalid; the body names it', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const op: Record<string, unknown> = {
+      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      summary: r.summary,
+      tags: [r.tag],
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      responses,
+      security: r.auth === 'token' ? [{ bearerAuth: [] }, { svcToken: [] }, { mutualTLS: [] }] : [],
+      ...(r.deprecated ? { deprecated: true } : {}),
+    };
+    if (r.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } };
+    }
+    paths[path] = { ...(paths[path] ?? {}), [r.method.toLowerCase()]: op };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc daemon',
+      version: info.version,
+      description:
+        'Governs what software agents may do: decisions against policy, permissions and budget, sealed in a tamper-evident journal.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: 'https://127.0.0.1:8090' }],
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(ErrorBodySchema, 'output') },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
+        svcToken: { type: 'apiKey', in: 'header', name: 'X-SVC-Token' },
+        mutualTLS: { type: 'mutualTLS', description: 'a client certificate whose subject maps to a registered actor' },
+      },
+    },
+  };
+}

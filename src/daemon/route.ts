@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { SvcError } from '../core/errors.js';
+import type { Caller } from './caller.js';
+
+/**
+ * A route is declared once: its zod schemas validate the request, type the handler and
+ * generate the OpenAPI document, so the three can never disagree.
+ */
+export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: 'GET' | 'POST';
+  /** fastify syntax: `/v1/task/:id` */
+  url: string;
+  summary: string;
+  tag: string;
+  auth: 'none' | 'token';
+  body?: B;
+  query?: Q;
+  params?: P;
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  deprecated?: boolean;
+  handler: (ctx: RouteContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<unknown>;
+}
+
+export interface RouteContext<B, Q, P> {
+  caller: Caller;
+  body: B;
+  query: Q;
+  params: P;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+// Each spec keeps its own schema types; the table only needs them as a family.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any>;
+
+export function defineRoute<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>(
+  spec: RouteSpec<B, Q, P>,
+): AnyRoute {
+  return spec;
+}
+
+/** The first offending field named, with what was expected. */
+export function zodFailure(where: string, error: z.ZodError): SvcError {
+  const issue = error.issues[0];
+  if (!issue) return new SvcError('invalid_request', `${where}: invalid`);
+  let path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    path = [...issue.path.map(String), issue.keys[0]].filter(Boolean).join('.');
+    return new SvcError('invalid_request', `${path}: unknown field`, { field: path });
+  }
+  const field = path === '' ? where : path;
+  return new SvcError('invalid_request', `${field}: ${issue.message.replace(/^Invalid input: /, '')}`, { field });
+}
+
+/** evidence-format.md §1: lone surrogates are refused at the API edge. */
+export function firstMalformedString(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = firstMalformedString(value[i], `${path}.${i}`);
+      if (bad) return bad;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (!k.isWellFormed()) return `${path}.${k}`;
+      const bad = firstMalformedString(v, path === '' ? k : `${path}.${k}`);
+      if (bad) return bad;
+    }
+  }
+  return undefined;
+}
+
+function parsePart(where: string, schema: z.ZodType | undefined, value: unknown): unknown {
+  if (!schema) return value;
+  const bad = firstMalformedString(value, '');
+  if (bad !== undefined) {
+    const field = bad === '' ? where : bad.replace(/^\./, '');
+    throw new SvcError('invalid_request', `${field}: expected well-formed Unicode text (a lone surrogate was sent)`, { field });
+  }
+  const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (!r.success) throw zodFailure(where, r.error);
+  return r.data;
+}
+
+export function mountRoutes(
+  app: FastifyInstance,
+  routes: readonly AnyRoute[],
+  authenticate: (request: FastifyRequest) => Promise<Caller>,
+): void {
+  for (const spec of routes) {
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      handler: async (request, reply) => {
+        const caller = spec.auth === 'token' ? await authenticate(request) : (undefined as unknown as Caller);
+        request.caller = caller;
+        const ctx = {
+          caller,
+          body: parsePart('body', spec.body, request.body),
+          query: parsePart('query', spec.query, request.query),
+          params: parsePart('path', spec.params, request.params),
+          request,
+          reply,
+        };
+        const result = await spec.handler(ctx);
+        return result;
+      },
+    });
+  }
+}

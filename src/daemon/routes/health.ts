@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import type { DaemonDeps } from '../deps.js';
+
+const Status = z.object({ status: z.string() });
+
+export function healthRoutes(deps: DaemonDeps) {
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/healthz',
+      summary: 'the process is alive',
+      tag: 'Health',
+      auth: 'none',
+      responses: { 200: { description: 'alive', schema: Status } },
+      handler: async () => ({ status: 'ok' }),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/readyz',
+      summary: 'the store is open and writable and every tenant signing key is loaded',
+      tag: 'Health',
+      auth: 'none',
+      responses: {
+        200: { description: 'ready', schema: Status },
+        503: { description: 'not ready; the reason says why', schema: z.object({ code: z.string(), reason: z.string() }) },
+      },
+      handler: async ({ reply }) => {
+        const problem = await deps.readiness();
+        if (problem !== undefined) return reply.status(503).send({ code: 'unavailable', reason: problem });
+        return { status: 'ready' };
+      },
+    }),
+  ];
+}

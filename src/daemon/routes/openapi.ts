@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { openApiDocument } from '../openapi.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { packageVersion } from '../version.js';
+
+export function openApiRoute(all: () => readonly AnyRoute[]) {
+  return defineRoute({
+    method: 'GET',
+    url: '/v1/openapi.json',
+    summary: 'this OpenAPI 3.1 document',
+    tag: 'Meta',
+    auth: 'token',
+    responses: { 200: { description: 'the OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
+    handler: async () => openApiDocument(all(), { version: packageVersion() }),
+  });
+}

@@ -1,0 +1,26 @@
+import type { Actor } from '../core/actor.js';
+
+/** The stable `--json` shape of an actor. */
+export interface ActorView {
+  tenant_id: string;
+  actor_id: string;
+  kind: string;
+  roles: string[];
+  manager: string | null;
+  cert_subject: string | null;
+  display_name: string | null;
+  created_at: string;
+}
+
+export function actorView(a: Actor): ActorView {
+  return {
+    tenant_id: a.tenantId,
+    actor_id: a.id,
+    kind: a.kind,
+    roles: a.roles,
+    manager: a.managerId,
+    cert_subject: a.certSubject === null ? null : a.certSubject.replaceAll('\n', ', '),
+    display_name: a.displayName,
+    created_at: a.createdAt,
+  };
+}

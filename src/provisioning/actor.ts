@@ -1,0 +1,31 @@
+import { checkActorInput, type Actor, type ActorInput } from '../core/actor.js';
+import { SvcError } from '../core/errors.js';
+import type { Store } from '../store/ports.js';
+import { requireTenant } from './tenant.js';
+
+/** Register an actor; an agent's manager must be a registered human of the same tenant. */
+export async function addActor(store: Store, input: ActorInput, now: Date): Promise<Actor> {
+  const actor = checkActorInput(input, now.toISOString());
+  await requireTenant(store, actor.tenantId);
+  if (actor.managerId !== null) {
+    const manager = await store.actors.get(actor.tenantId, actor.managerId);
+    if (!manager || manager.kind !== 'human') {
+      throw new SvcError('invalid_request', `manager: ${actor.managerId} is not a registered human in tenant ${actor.tenantId}`, {
+        field: 'manager',
+        remedy: `register the manager first: svc actor add --tenant ${actor.tenantId} --id ${actor.managerId} --kind human --role manager`,
+      });
+    }
+  }
+  await store.actors.add(actor);
+  return actor;
+}
+
+export async function requireActor(store: Store, tenantId: string, actorId: string): Promise<Actor> {
+  const actor = await store.actors.get(tenantId, actorId);
+  if (!actor) {
+    throw new SvcError('not_found', `actor ${actorId} does not exist in tenant ${tenantId}`, {
+      remedy: `see \`svc actor list --tenant ${tenantId}\``,
+    });
+  }
+  return actor;
+}

@@ -1,0 +1,60 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { checkSlug } from '../core/ids.js';
+import { SvcError } from '../core/errors.js';
+import { DataDir, writeSecretFile } from '../store/data-dir.js';
+import { SqliteStore } from '../store/sqlite/store.js';
+import { createDeploymentCertificate } from '../tls/certificate.js';
+import { createTenant } from './tenant.js';
+
+export interface InitResult {
+  tenant_id: string;
+  admin_id: string;
+  admin_token: string;
+  admin_token_id: string;
+  data_dir: string;
+  public_key: string;
+  key_id: string;
+  ca_cert: string;
+  tls_fingerprint256: string;
+}
+
+/**
+ * Create a data dir from nothing: the SQLite store, the deployment TLS certificate, the
+ * first tenant with its signing key, and its first human administrator with a token.
+ * An initialised data dir is never re-initialised: keys and history are not clobbered.
+ */
+export async function initDataDir(root: string, opts: { tenantId: string; adminId: string; now: Date }): Promise<InitResult> {
+  const dir = new DataDir(root);
+  if (dir.exists()) {
+    throw new SvcError('already_exists', `${root} is already an svc data dir`, {
+      remedy: 'use `svc tenant create` to add a tenant, or choose another --data-dir',
+    });
+  }
+  // Validate every answer before the first file is written: no half-made data dir.
+  checkSlug('tenant', opts.tenantId);
+  checkSlug('admin', opts.adminId);
+  dir.create();
+  if (!existsSync(dir.tlsCert)) {
+    const cert = await createDeploymentCertificate({ now: opts.now });
+    writeSecretFile(dir.tlsKey, cert.keyPem);
+    writeFileSync(dir.tlsCert, cert.certPem, { mode: 0o644 });
+  }
+  const store = SqliteStore.open(dir.database);
+  try {
+    const t = await createTenant(dir, store, { tenantId: opts.tenantId, adminId: opts.adminId, now: opts.now });
+    return {
+      tenant_id: t.tenant_id,
+      admin_id: t.admin_id as string,
+      admin_token: t.admin_token as string,
+      admin_token_id: t.admin_token_id as string,
+      data_dir: root,
+      public_key: t.public_key,
+      key_id: t.key_id,
+      ca_cert: dir.tlsCert,
+      tls_fingerprint256: new X509Certificate(readFileSync(dir.tlsCert)).fingerprint256,
+    };
+  } finally {
+    await store.close();
+  }
+}

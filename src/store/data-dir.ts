@@ -1,0 +1,82 @@
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { SvcError } from '../core/errors.js';
+import { SqliteStore } from './sqlite/store.js';
+
+/** `--data-dir`, else `$SVC_HOME`, else `./.svc` (DESIGN.md). */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  const chosen = flag ?? (env.SVC_HOME !== undefined && env.SVC_HOME !== '' ? env.SVC_HOME : '.svc');
+  return resolve(cwd, chosen);
+}
+
+/** Where everything lives inside a data dir; one place so daemon and CLI agree. */
+export class DataDir {
+  constructor(readonly root: string) {}
+
+  get database(): string {
+    return join(this.root, 'svc.db');
+  }
+  get tlsDir(): string {
+    return join(this.root, 'tls');
+  }
+  get tlsCert(): string {
+    return join(this.tlsDir, 'deployment-cert.pem');
+  }
+  get tlsKey(): string {
+    return join(this.tlsDir, 'deployment-key.pem');
+  }
+  keyFile(tenantId: string, keyId: string): string {
+    return join(this.root, 'keys', tenantId, `${keyId}.pem`);
+  }
+  get tenantAssets(): string {
+    return join(this.root, 'tenant-assets');
+  }
+
+  exists(): boolean {
+    return existsSync(this.database);
+  }
+
+  /** Create the directory owner-only: it holds private keys. */
+  create(): void {
+    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+    chmodSync(this.root, 0o700);
+  }
+
+  /** Open the store of an initialised data dir, or say how to make one. */
+  openStore(): SqliteStore {
+    if (!this.exists()) {
+      throw new SvcError('not_initialized', `no svc data dir at ${this.root}`, {
+        remedy: 'run `svc init` first, or point --data-dir / SVC_HOME at an initialised data dir',
+      });
+    }
+    return SqliteStore.open(this.database);
+  }
+}
+
+/**
+ * Write a secret file with mode 0600, atomically (temp file, fsync, rename), and never
+ * over an existing file: a key that exists is never silently replaced.
+ */
+export function writeSecretFile(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (existsSync(path)) throw new SvcError('already_exists', `${path} already exists`);
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+/** Refuse key material that others can read: a leaked journal key forges history. */
+export function checkPrivateFileMode(path: string): void {
+  const mode = statSync(path).mode & 0o077;
+  if (mode !== 0) {
+    throw new SvcError('unavailable', `${path} is readable by group or others (mode ${(statSync(path).mode & 0o777).toString(8)})`, {
+      remedy: `chmod 600 ${path}`,
+    });
+  }
+}

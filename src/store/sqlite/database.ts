@@ -1,0 +1,66 @@
+import { chmodSync, existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { SvcError } from '../../core/errors.js';
+import { MIGRATIONS } from './migrations.js';
+
+export type Db = Database.Database;
+
+/**
+ * Open the SQLite file with the durability the product promises: WAL so the CLI can
+ * provision while the daemon runs, synchronous=FULL so an acknowledged decision survives
+ * power loss, and a busy timeout so a second process waits for the writer instead of failing.
+ */
+export function openDatabase(file: string, opts: { readonly?: boolean } = {}): Db {
+  let db: Db;
+  const fresh = !opts.readonly && !existsSync(file);
+  try {
+    db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  } catch (err) {
+    throw new SvcError('unavailable', `cannot open the database ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  // Token hashes and journal records live here: owner-only, like the keys.
+  if (fresh) chmodSync(file, 0o600);
+  db.pragma('busy_timeout = 5000');
+  if (!opts.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+  }
+  db.pragma('foreign_keys = ON');
+  if (!opts.readonly) migrate(db);
+  return db;
+}
+
+/** Apply every pending migration in one IMMEDIATE transaction, so two processes never race. */
+export function migrate(db: Db): number {
+  const apply = db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new SvcError(
+        'unavailable',
+        `the database is at schema version ${current}, newer than this svc understands (${MIGRATIONS.length})`,
+        { remedy: 'upgrade svc to the version that wrote this data dir' },
+      );
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v] as string);
+    }
+    if (current !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    return MIGRATIONS.length;
+  });
+  return apply.immediate();
+}
+
+/** Translate SQLite failures into the coded family; anything unexpected stays internal. */
+export function storeError(err: unknown, what: string): unknown {
+  const code = (err as { code?: string }).code ?? '';
+  if (code.startsWith('SQLITE_CONSTRAINT_UNIQUE') || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new SvcError('already_exists', `${what} already exists`, { cause: err });
+  }
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new SvcError('not_found', `${what} refers to something that does not exist`, { cause: err });
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new SvcError('unavailable', 'the database is busy; try again', { cause: err });
+  }
+  return err;
+}

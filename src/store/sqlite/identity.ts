@@ -1,0 +1,102 @@
+import type { Actor, ActorKind, Role } from '../../core/actor.js';
+import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
+import { storeError, type Db } from './database.js';
+import { insertKey } from './keys.js';
+import { insertToken } from './tokens.js';
+
+interface ActorRow {
+  tenant_id: string;
+  id: string;
+  kind: ActorKind;
+  roles: string;
+  manager_id: string | null;
+  cert_subject: string | null;
+  display_name: string | null;
+  created_at: string;
+}
+
+function toActor(r: ActorRow): Actor {
+  return {
+    tenantId: r.tenant_id,
+    id: r.id,
+    kind: r.kind,
+    roles: JSON.parse(r.roles) as Role[],
+    managerId: r.manager_id,
+    certSubject: r.cert_subject,
+    displayName: r.display_name,
+    createdAt: r.created_at,
+  };
+}
+
+function insertActor(db: Db, a: Actor): void {
+  db.prepare(
+    `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(a.tenantId, a.id, a.kind, JSON.stringify(a.roles), a.managerId, a.certSubject, a.displayName, a.createdAt);
+}
+
+export class SqliteTenants implements TenantRepo {
+  constructor(private readonly db: Db) {}
+
+  async create(input: NewTenant): Promise<void> {
+    const tx = this.db.transaction(() => {
+      this.db.prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)').run(input.tenant.id, input.tenant.createdAt);
+      insertKey(this.db, { ...input.signingKey, status: 'active', retiredAt: null });
+      if (input.admin) insertActor(this.db, input.admin);
+      if (input.adminToken) insertToken(this.db, input.adminToken);
+    });
+    try {
+      tx.immediate();
+    } catch (err) {
+      throw storeError(err, `tenant ${input.tenant.id}`);
+    }
+  }
+
+  async get(id: string): Promise<Tenant | undefined> {
+    const r = this.db.prepare('SELECT id, created_at FROM tenants WHERE id = ?').get(id) as
+      | { id: string; created_at: string }
+      | undefined;
+    return r && { id: r.id, createdAt: r.created_at };
+  }
+
+  async list(): Promise<Tenant[]> {
+    const rows = this.db.prepare('SELECT id, created_at FROM tenants ORDER BY id').all() as {
+      id: string;
+      created_at: string;
+    }[];
+    return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
+  }
+}
+
+export class SqliteActors implements ActorRepo {
+  constructor(private readonly db: Db) {}
+
+  async add(actor: Actor): Promise<void> {
+    try {
+      insertActor(this.db, actor);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      const what = code.startsWith('SQLITE_CONSTRAINT_UNIQUE') && actor.certSubject !== null
+        ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
+        : `actor ${actor.id} in tenant ${actor.tenantId}`;
+      throw storeError(err, what);
+    }
+  }
+
+  async get(tenantId: string, id: string): Promise<Actor | undefined> {
+    const r = this.db.prepare('SELECT * FROM actors WHERE tenant_id = ? AND id = ?').get(tenantId, id) as
+      | ActorRow
+      | undefined;
+    return r && toActor(r);
+  }
+
+  async list(tenantId: string): Promise<Actor[]> {
+    const rows = this.db.prepare('SELECT * FROM actors WHERE tenant_id = ? ORDER BY id').all(tenantId) as ActorRow[];
+    return rows.map(toActor);
+  }
+
+  async findByCertSubject(subject: string): Promise<Actor | undefined> {
+    const r = this.db.prepare('SELECT * FROM actors WHERE cert_subject = ?').get(subject) as ActorRow | undefined;
+    return r && toActor(r);
+  }
+}
