@@ -1,9 +1,10 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { keyIdOf } from './key-id.js';
+import { sha256 } from './node-crypto.js';
 
-/** evidence-format.md §1: a key id is `ed25519-` + the first 16 hex digits of H(raw public key). */
+/** evidence-format.md §1: `ed25519-` + the first 16 hex digits of H(raw public key). */
 export function keyIdFor(rawPublicKey: Uint8Array): string {
-  if (rawPublicKey.length !== 32) throw new RangeError('an Ed25519 public key is 32 bytes');
-  return 'ed25519-' + createHash('sha256').update(rawPublicKey).digest('hex').slice(0, 16);
+  return keyIdOf(rawPublicKey, sha256);
 }
 
 /** The 32 raw bytes of an Ed25519 public key object. */
@@ -42,6 +43,9 @@ export function parseSigningKey(pem: string): KeyObject {
 
 /** The PEM SPKI form of a raw public key, for auditors who want a file. */
 export function publicKeyPem(rawPublic: Uint8Array): string {
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(rawPublic).toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(rawPublic).toString('base64url') },
+    format: 'jwk',
+  });
   return key.export({ format: 'pem', type: 'spki' }).toString();
 }

@@ -1,0 +1,77 @@
+import canonicalize from 'canonicalize';
+import { isWellFormedUnicode } from './encoding.js';
+
+/**
+ * Why a value has no RFC 8785 form. `canonicalize` on its own would call `toJSON`
+ * (a Date becomes a string), drop `undefined` and symbols, and print a sparse array as
+ * invalid JSON; evidence hashes must commit to exactly the JSON data given, so those
+ * are refused before serialisation.
+ */
+export interface CanonicalProblem {
+  kind: 'lone_surrogate' | 'non_finite_number' | 'unsupported_value' | 'cycle';
+  /** JSON-pointer-like location of the offending value, `''` for the root. */
+  path: string;
+}
+
+/** The first reason `value` cannot be serialised as RFC 8785 JSON, or `undefined` when it can. */
+export function findCanonicalProblem(value: unknown): CanonicalProblem | undefined {
+  return inspect(value, '', new Set<object>());
+}
+
+function inspect(value: unknown, path: string, ancestors: Set<object>): CanonicalProblem | undefined {
+  if (value === null || typeof value === 'boolean') return undefined;
+  if (typeof value === 'string') {
+    return isWellFormedUnicode(value) ? undefined : { kind: 'lone_surrogate', path };
+  }
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? undefined : { kind: 'non_finite_number', path };
+  }
+  if (typeof value !== 'object') return { kind: 'unsupported_value', path };
+  if (ancestors.has(value)) return { kind: 'cycle', path };
+  ancestors.add(value);
+  const problem = Array.isArray(value)
+    ? inspectArray(value, path, ancestors)
+    : inspectObject(value, path, ancestors);
+  ancestors.delete(value);
+  return problem;
+}
+
+function inspectArray(value: unknown[], path: string, ancestors: Set<object>): CanonicalProblem | undefined {
+  if (Object.getPrototypeOf(value) !== Array.prototype) return { kind: 'unsupported_value', path };
+  for (let i = 0; i < value.length; i++) {
+    if (!(i in value)) return { kind: 'unsupported_value', path: `${path}/${i}` };
+    const problem = inspect(value[i], `${path}/${i}`, ancestors);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function inspectObject(value: object, path: string, ancestors: Set<object>): CanonicalProblem | undefined {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return { kind: 'unsupported_value', path };
+  if (Object.getOwnPropertySymbols(value).length > 0) return { kind: 'unsupported_value', path };
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = `${path}/${key}`;
+    if (!isWellFormedUnicode(key)) return { kind: 'lone_surrogate', path: childPath };
+    const problem = inspect(child, childPath, ancestors);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * CJSON(v) of evidence-format.md §1: the RFC 8785 canonical JSON text of a plain JSON value.
+ * Throws TypeError for lone surrogates, cycles and non-JSON values (undefined, functions,
+ * bigint, Dates, class instances, sparse arrays) and RangeError for NaN and ±Infinity.
+ */
+export function cjson(value: unknown): string {
+  const problem = findCanonicalProblem(value);
+  if (problem) {
+    const where = problem.path === '' ? 'the value' : `at ${problem.path}`;
+    if (problem.kind === 'non_finite_number') throw new RangeError(`CJSON: non-finite number ${where}`);
+    throw new TypeError(`CJSON: ${problem.kind.replace('_', ' ')} ${where}`);
+  }
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('CJSON: the value has no JSON form');
+  return text;
+}

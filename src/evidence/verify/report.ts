@@ -1,0 +1,102 @@
+import type { Finding } from './findings.js';
+import type { VerifierState } from './state.js';
+
+/** §9, printed with every result: what a pass establishes. */
+export const PASS_ESTABLISHES =
+  'A pass establishes integrity under the given trust configuration: these entries, in this order, ' +
+  'under heads signed by a key you trust (and, where reported, timestamped by an authority you trust ' +
+  'and cosigned by witnesses you pinned).';
+
+/** §9, printed with every result: what a pass does not establish. */
+export const PASS_DOES_NOT_ESTABLISH: readonly string[] = [
+  'complete capture: an action that never went through the daemon leaves no entry',
+  'downstream success: a grant is authorization, not proof of execution; amount_usd is an estimate committed at admission',
+  'the independence of an operator who holds the signing key: only pinned witnesses and a trusted timestamp authority speak to that',
+];
+
+export const PRE_ANCHOR_QUALIFIER = 'pre-anchor: no anchors, timestamps or witnesses';
+
+export interface VerificationReport {
+  result: 'pass' | 'fail';
+  /** One line: "pass", "pass with redactions (…)", "pass, pre-anchor: …", "fail (N findings)". */
+  summary: string;
+  /** What limits a pass (redactions, pre-anchor); present on a fail too, for context. */
+  qualifiers: string[];
+  /** Material present in the file that this verifier did not check (timestamps, witnesses). */
+  notes: string[];
+  findings: Finding[];
+  /** Findings beyond the kept maximum: counted, not listed. */
+  findingsOmitted: number;
+  counts: {
+    lines: number;
+    entries: number;
+    anchors: number;
+    redactedEntries: number;
+    redactionRanges: number;
+  };
+  /** Per-anchor timestamp status (§6.1); `verified` is never reported by this verifier. */
+  timestamps: { absent: number; noop: number; unverified: number };
+  /** Witness cosignatures found (§6.2); none is verified by this verifier yet. */
+  witnesses: { anchorsWithWitnesses: number; cosignatures: number };
+  trustedKeyIds: string[];
+  establishes: string;
+  doesNotEstablish: readonly string[];
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+export function buildReport(state: VerifierState): VerificationReport {
+  const { sink, redactions, counts, timestamps, witnesses } = state;
+  const result = sink.total === 0 ? 'pass' : 'fail';
+  const redaction =
+    redactions.redactedEntries > 0
+      ? `with redactions (${plural(redactions.redactedEntries, 'entry', 'entries')} in ${plural(redactions.ranges, 'range', 'ranges')})`
+      : undefined;
+  const preAnchor =
+    counts.anchors === 0 && state.header?.preAnchor === true ? PRE_ANCHOR_QUALIFIER : undefined;
+  const qualifiers = [redaction, preAnchor].filter((q): q is string => q !== undefined);
+
+  const notes: string[] = [];
+  if (timestamps.unverified > 0) {
+    notes.push(
+      `${plural(timestamps.unverified, 'timestamp', 'timestamps')} present, not verified (RFC 3161 checking is not implemented)`,
+    );
+  }
+  if (timestamps.noop > 0) {
+    const what = timestamps.noop === 1 ? 'a placeholder' : 'placeholders';
+    notes.push(
+      `${plural(timestamps.noop, 'noop timestamp', 'noop timestamps')}: ${what}, not third-party attestation`,
+    );
+  }
+  if (witnesses.cosignatures > 0) {
+    notes.push(
+      `${plural(witnesses.cosignatures, 'witness cosignature', 'witness cosignatures')} present, not verified (witness checking is not implemented)`,
+    );
+  }
+
+  const summary =
+    result === 'fail'
+      ? `fail (${plural(sink.total, 'finding', 'findings')})`
+      : `pass${redaction ? ` ${redaction}` : ''}${preAnchor ? `, ${preAnchor}` : ''}`;
+  return {
+    result,
+    summary,
+    qualifiers,
+    notes,
+    // Stream order within a line, by line overall; file-level findings (null) first.
+    findings: [...sink.findings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+    findingsOmitted: sink.omitted,
+    counts: {
+      lines: counts.lines,
+      entries: counts.entries,
+      anchors: counts.anchors,
+      redactedEntries: redactions.redactedEntries,
+      redactionRanges: redactions.ranges,
+    },
+    timestamps: { ...timestamps },
+    witnesses: { anchorsWithWitnesses: witnesses.anchors, cosignatures: witnesses.cosignatures },
+    trustedKeyIds: state.trustedKeys.map((key) => key.keyId),
+    establishes: PASS_ESTABLISHES,
+    doesNotEstablish: PASS_DOES_NOT_ESTABLISH,
+  };
+}

@@ -1,0 +1,91 @@
+import type { CryptoProvider } from '../crypto-provider.js';
+import { checkAnchor } from './anchor-check.js';
+import { checkEntry } from './entry-check.js';
+import { FindingSink } from './findings.js';
+import { checkHeader, checkHeaderHead } from './header-check.js';
+import { decodeLine } from './line-decoder.js';
+import { readLines, type ExportSource } from './line-reader.js';
+import { checkLineSchema } from './line-schema.js';
+import { buildReport, type VerificationReport } from './report.js';
+import { newVerifierState, type VerifierState } from './state.js';
+import { trustedKeysFrom, type TrustOptions } from './trust.js';
+
+export interface VerifyOptions extends TrustOptions {
+  /** Findings kept in the report; more are counted in findingsOmitted. Default 1000. */
+  maxFindings?: number;
+}
+
+/**
+ * Verify an `svc.export/v1` file offline (evidence-format.md §1-§9) under trust given out
+ * of band. Streams: one line in memory at a time, the tree as a frontier. Bad input never
+ * throws; it becomes findings, and every finding fails the export. Throws only when the
+ * caller's own options are unusable (no trusted key, a malformed key).
+ */
+export async function verifyExport(
+  source: ExportSource,
+  options: VerifyOptions,
+  crypto: CryptoProvider,
+): Promise<VerificationReport> {
+  const trustedKeys = trustedKeysFrom(options, crypto.sha256);
+  const sink = new FindingSink(options.maxFindings ?? 1000);
+  const state = newVerifierState(crypto, trustedKeys, options.requireAnchors === true, sink);
+
+  for await (const raw of readLines(source)) {
+    state.counts.lines += 1;
+    const line = decodeLine(raw, sink);
+    if (line === undefined) continue;
+    const kind = checkLineSchema(line, sink);
+    if (kind === 'header') checkHeader(state, line);
+    else if (kind === 'entry') checkEntry(state, line);
+    else if (kind === 'anchor') checkAnchor(state, line);
+  }
+
+  checkHeaderPresent(state);
+  checkHeaderHead(state);
+  checkAnchoring(state);
+  state.redactions.finish();
+  return buildReport(state);
+}
+
+function checkHeaderPresent(state: VerifierState): void {
+  if (state.header !== undefined) return;
+  const empty = state.counts.lines === 0;
+  state.sink.add(
+    'header_missing',
+    empty ? null : 1,
+    empty ? 'the file is empty' : 'line 1 is not a header line',
+  );
+}
+
+/** §6 pre_anchor and the anchors that point past the file's end. */
+function checkAnchoring(state: VerifierState): void {
+  const { sink, counts, header, furthestAnchor } = state;
+  if (furthestAnchor !== undefined && furthestAnchor.treeSize > counts.entries) {
+    sink.add(
+      'anchor_beyond_entries',
+      furthestAnchor.line,
+      `anchor tree_size ${furthestAnchor.treeSize} exceeds the ${counts.entries} entries in the file`,
+    );
+  }
+  // pre_anchor lives in the header; without one, header_missing already says the file fails.
+  if (header === undefined) return;
+  if (counts.anchors > 0) {
+    if (header.preAnchor) {
+      sink.add(
+        'pre_anchor_conflict',
+        header.line,
+        `pre_anchor is true but the file has ${counts.anchors} anchor lines`,
+      );
+    }
+    return;
+  }
+  if (!header.preAnchor) {
+    sink.add('anchor_missing', header.line, 'the file has no anchor line and pre_anchor is not true');
+  } else if (state.requireAnchors) {
+    sink.add(
+      'anchors_required',
+      header.line,
+      'a pre-anchor export (no anchors, timestamps or witnesses) while anchors are required',
+    );
+  }
+}
