@@ -3,19 +3,51 @@ import tseslint from 'typescript-eslint';
 
 // Pure layers do no I/O: store, sockets, files, processes and clocks come in as arguments.
 const ioModules = [
-  'fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http',
-  'https', 'node:https', 'http2', 'node:http2', 'tls', 'node:tls', 'child_process', 'node:child_process',
-  'dgram', 'node:dgram', 'worker_threads', 'node:worker_threads', 'better-sqlite3', 'pg', 'fastify',
-  'undici', 'pino',
+  'fs',
+  'node:fs',
+  'fs/promises',
+  'node:fs/promises',
+  'net',
+  'node:net',
+  'http',
+  'node:http',
+  'https',
+  'node:https',
+  'http2',
+  'node:http2',
+  'tls',
+  'node:tls',
+  'child_process',
+  'node:child_process',
+  'dgram',
+  'node:dgram',
+  'worker_threads',
+  'node:worker_threads',
+  'better-sqlite3',
+  'pg',
+  'fastify',
+  'undici',
+  'pino',
 ];
 const pureLayerRule = {
   'no-restricted-imports': [
     'error',
     {
-      paths: ioModules.map((name) => ({ name, message: 'core/, policy/ and evidence/ do no I/O (DESIGN.md).' })),
+      paths: ioModules.map((name) => ({
+        name,
+        message: 'core/, policy/ and evidence/ do no I/O (DESIGN.md).',
+      })),
       patterns: [
         {
-          group: ['**/store/**', '**/daemon/**', '**/cli/**', '**/console/**', '**/connectors/**', '**/channels/**', '**/tls/**'],
+          group: [
+            '**/store/**',
+            '**/daemon/**',
+            '**/cli/**',
+            '**/console/**',
+            '**/connectors/**',
+            '**/channels/**',
+            '**/tls/**',
+          ],
           message: 'core/, policy/ and evidence/ may not import the I/O layers (DESIGN.md).',
         },
       ],
@@ -29,7 +61,21 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', fetch: 'readonly', performance: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        fetch: 'readonly',
+        performance: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -46,10 +92,20 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ioModules.map((name) => ({ name, message: 'the verifier core does no I/O; streams come in as arguments.' })),
+          paths: ioModules.map((name) => ({
+            name,
+            message: 'the verifier core does no I/O; streams come in as arguments.',
+          })),
           patterns: [
             {
-              group: ['**/store/**', '**/daemon/**', '**/cli/**', '**/export/**', '**/exporter*', '**/core/**'],
+              group: [
+                '**/store/**',
+                '**/daemon/**',
+                '**/cli/**',
+                '**/export/**',
+                '**/exporter*',
+                '**/core/**',
+              ],
               message: 'the verifier imports only the evidence primitives (DESIGN.md).',
             },
           ],
@@ -57,5 +113,8 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['bin/**/*.js', 'test/bench/**/*.mjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['bin/**/*.js', 'test/bench/**/*.mjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -3,7 +3,9 @@
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) {
   process.stderr.write(
-    'svc needs Node.js 20.19 or newer; this is ' + process.versions.node + '.\n' +
+    'svc needs Node.js 20.19 or newer; this is ' +
+      process.versions.node +
+      '.\n' +
       'Install a current Node.js LTS release and run the command again.\n',
   );
   process.exit(1);

@@ -4,7 +4,8 @@ import { DataDirCommand, isInteractive } from '../src/cli/base-command.js';
 import { initDataDir, type InitResult } from '../src/provisioning/init.js';
 
 export default class Init extends DataDirCommand {
-  static override summary = 'Create a data dir: store, deployment TLS certificate, first tenant, its signing key and first administrator.';
+  static override summary =
+    'Create a data dir: store, deployment TLS certificate, first tenant, its signing key and first administrator.';
   static override examples = [
     '<%= config.bin %> init --tenant acme --admin alice --yes',
     'SVC_HOME=/var/lib/svc <%= config.bin %> init --tenant acme --admin alice --json',
@@ -20,12 +21,21 @@ export default class Init extends DataDirCommand {
     const dir = this.dataDir(flags);
     let tenant = flags.tenant;
     let admin = flags.admin;
-    if (!flags.yes && !this.jsonEnabled() && isInteractive() && (tenant === undefined || admin === undefined)) {
+    if (
+      !flags.yes &&
+      !this.jsonEnabled() &&
+      isInteractive() &&
+      (tenant === undefined || admin === undefined)
+    ) {
       const { input } = await import('@inquirer/prompts');
       tenant ??= await input({ message: 'Tenant id', default: 'default' });
       admin ??= await input({ message: 'First administrator id', default: 'admin' });
     }
-    const result = await initDataDir(dir.root, { tenantId: tenant ?? 'default', adminId: admin ?? 'admin', now: new Date() });
+    const result = await initDataDir(dir.root, {
+      tenantId: tenant ?? 'default',
+      adminId: admin ?? 'admin',
+      now: new Date(),
+    });
     this.log(`${chalk.green('Initialised')} ${result.data_dir}`);
     this.log(`  tenant          ${result.tenant_id}`);
     this.log(`  administrator   ${result.admin_id}`);

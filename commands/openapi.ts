@@ -1,7 +1,8 @@
 import { SvcCommand } from '../src/cli/base-command.js';
 
 export default class OpenApi extends SvcCommand {
-  static override summary = "Print the daemon's OpenAPI 3.1 document (the same one GET /v1/openapi.json serves).";
+  static override summary =
+    "Print the daemon's OpenAPI 3.1 document (the same one GET /v1/openapi.json serves).";
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> openapi > openapi.json'];
 

@@ -5,7 +5,8 @@ import { addActor } from '../../src/provisioning/actor.js';
 import { actorView, type ActorView } from '../../src/provisioning/actor-view.js';
 
 export default class ActorAdd extends DataDirCommand {
-  static override summary = 'Register an actor: a human (with roles), an agent (with its accountable manager) or a service.';
+  static override summary =
+    'Register an actor: a human (with roles), an agent (with its accountable manager) or a service.';
   static override examples = [
     '<%= config.bin %> actor add --tenant acme --id bob --kind human --role approver --role manager',
     '<%= config.bin %> actor add --tenant acme --id crm-agent --kind agent --manager bob',
@@ -17,7 +18,9 @@ export default class ActorAdd extends DataDirCommand {
     kind: Flags.string({ summary: 'Kind of actor.', options: [...ACTOR_KINDS], required: true }),
     role: Flags.string({ summary: 'A role of a human (repeatable).', options: [...ROLES], multiple: true }),
     manager: Flags.string({ summary: 'The accountable human manager of an agent.' }),
-    'cert-subject': Flags.string({ summary: 'Client-certificate subject that identifies this actor in mutual-TLS mode.' }),
+    'cert-subject': Flags.string({
+      summary: 'Client-certificate subject that identifies this actor in mutual-TLS mode.',
+    }),
     'display-name': Flags.string({ summary: 'A human-readable name (never used to identify the actor).' }),
   };
 

@@ -27,15 +27,26 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
   ];
   static override flags = {
-    listen: Flags.string({ summary: 'Address to listen on (host:port; port 0 picks a free one).', default: '127.0.0.1:8090' }),
-    'allow-insecure-http': Flags.boolean({ summary: 'Serve plain HTTP. Tokens then cross the network in clear text.' }),
-    'tls-cert': Flags.string({ summary: 'PEM certificate (default: the deployment certificate from `svc init`).' }),
+    listen: Flags.string({
+      summary: 'Address to listen on (host:port; port 0 picks a free one).',
+      default: '127.0.0.1:8090',
+    }),
+    'allow-insecure-http': Flags.boolean({
+      summary: 'Serve plain HTTP. Tokens then cross the network in clear text.',
+    }),
+    'tls-cert': Flags.string({
+      summary: 'PEM certificate (default: the deployment certificate from `svc init`).',
+    }),
     'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
-    'client-ca': Flags.string({ summary: 'PEM CA for mutual TLS: clients authenticate by certificate; bearer tokens are refused.' }),
+    'client-ca': Flags.string({
+      summary: 'PEM CA for mutual TLS: clients authenticate by certificate; bearer tokens are refused.',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStart, normalizeDashes(this.argv));
+    // Listen for the stop signal before anything starts, so an early SIGTERM is never lost.
+    const stopSignal = untilSignal();
     const daemon = await startDaemon({
       dataDir: this.dataDir(flags).root,
       listen: flags.listen,
@@ -46,7 +57,7 @@ export default class DaemonStart extends DataDirCommand {
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
-    const signal = await untilSignal();
+    const signal = await stopSignal;
     this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests`);
     await daemon.close();
     this.logToStderr('svc daemon stopped');

@@ -3,7 +3,8 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { rotateKey, type KeyView } from '../../src/provisioning/signing-key.js';
 
 export default class KeyRotate extends DataDirCommand {
-  static override summary = "Make a new journal signing key for a tenant; later heads use it, older ones keep their key id.";
+  static override summary =
+    'Make a new journal signing key for a tenant; later heads use it, older ones keep their key id.';
   static override examples = ['<%= config.bin %> key rotate --tenant acme'];
   static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
 

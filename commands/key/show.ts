@@ -21,7 +21,13 @@ export default class KeyShow extends DataDirCommand {
     if (flags.pem) {
       if (!this.jsonEnabled()) process.stdout.write(active.public_key_pem);
     } else {
-      const rows = (flags.all ? all : [active]).map((k) => [k.key_id, k.status, k.algorithm, k.public_key, k.created_at]);
+      const rows = (flags.all ? all : [active]).map((k) => [
+        k.key_id,
+        k.status,
+        k.algorithm,
+        k.public_key,
+        k.created_at,
+      ]);
       this.log(renderTable(['key id', 'status', 'algorithm', 'public key (base64)', 'created'], rows));
     }
     return flags.all ? { ...active, keys: all } : active;

@@ -3,7 +3,8 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { createTenant, type CreatedTenant } from '../../src/provisioning/tenant.js';
 
 export default class TenantCreate extends DataDirCommand {
-  static override summary = 'Create a tenant with its own journal signing key (and optionally its first administrator).';
+  static override summary =
+    'Create a tenant with its own journal signing key (and optionally its first administrator).';
   static override examples = ['<%= config.bin %> tenant create --id acme --admin alice'];
   static override flags = {
     id: Flags.string({ summary: 'Tenant id (a slug).', required: true }),
@@ -13,10 +14,15 @@ export default class TenantCreate extends DataDirCommand {
   async run(): Promise<CreatedTenant> {
     const { flags } = await this.parse(TenantCreate);
     const result = await this.withStore(flags, (store, dir) =>
-      createTenant(dir, store, { tenantId: flags.id, ...(flags.admin ? { adminId: flags.admin } : {}), now: new Date() }),
+      createTenant(dir, store, {
+        tenantId: flags.id,
+        ...(flags.admin ? { adminId: flags.admin } : {}),
+        now: new Date(),
+      }),
     );
     this.log(`Created tenant ${result.tenant_id} with signing key ${result.key_id}`);
-    if (result.admin_token) this.log(`Administrator ${result.admin_id} token (shown once):\n  ${result.admin_token}`);
+    if (result.admin_token)
+      this.log(`Administrator ${result.admin_id} token (shown once):\n  ${result.admin_token}`);
     return result;
   }
 }

@@ -16,7 +16,12 @@ export default class TenantList extends DataDirCommand {
         })),
       ),
     );
-    this.log(renderTable(['tenant', 'created', 'signing key'], tenants.map((t) => [t.tenant_id, t.created_at, t.key_id])));
+    this.log(
+      renderTable(
+        ['tenant', 'created', 'signing key'],
+        tenants.map((t) => [t.tenant_id, t.created_at, t.key_id]),
+      ),
+    );
     return { tenants };
   }
 }

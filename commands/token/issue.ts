@@ -4,7 +4,8 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { issueToken, parseTtl, type IssuedToken } from '../../src/provisioning/token.js';
 
 export default class TokenIssue extends DataDirCommand {
-  static override summary = 'Issue a bearer token for an actor; the token is shown once and stored only as a hash.';
+  static override summary =
+    'Issue a bearer token for an actor; the token is shown once and stored only as a hash.';
   static override examples = [
     '<%= config.bin %> token issue --tenant acme --actor crm-agent --ttl 30d',
     'export SVC_TOKEN=$(<%= config.bin %> token issue --tenant acme --actor crm-agent --json | jq -r .token)',

@@ -14,7 +14,11 @@ export default class TokenList extends DataDirCommand {
   async run(): Promise<{ tokens: TokenListing[] }> {
     const { flags } = await this.parse(TokenList);
     const tokens = await this.withStore(flags, (store) =>
-      listTokens(store, { tenantId: flags.tenant, ...(flags.actor ? { actorId: flags.actor } : {}), now: new Date() }),
+      listTokens(store, {
+        tenantId: flags.tenant,
+        ...(flags.actor ? { actorId: flags.actor } : {}),
+        now: new Date(),
+      }),
     );
     this.log(
       renderTable(

@@ -15,8 +15,11 @@ export default class TokenRevoke extends DataDirCommand {
   async run(): Promise<{ token_id: string; tenant_id: string; revoked: true }> {
     const { args, flags } = await this.parse(TokenRevoke);
     const tokenId = flags.id ?? args.id;
-    if (tokenId === undefined) throw new SvcError('usage', 'id: expected the token id to revoke', { remedy: 'see `svc token list`' });
-    const result = await this.withStore(flags, (store) => revokeToken(store, { tenantId: flags.tenant, tokenId, now: new Date() }));
+    if (tokenId === undefined)
+      throw new SvcError('usage', 'id: expected the token id to revoke', { remedy: 'see `svc token list`' });
+    const result = await this.withStore(flags, (store) =>
+      revokeToken(store, { tenantId: flags.tenant, tokenId, now: new Date() }),
+    );
     this.log(`Revoked token ${result.token_id}`);
     return result;
   }

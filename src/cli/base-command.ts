@@ -49,7 +49,10 @@ export abstract class DataDirCommand extends SvcCommand {
   }
 
   /** Open the store, run, and always close it. */
-  protected async withStore<T>(flags: { 'data-dir'?: string | undefined }, fn: (store: SqliteStore, dir: DataDir) => Promise<T>): Promise<T> {
+  protected async withStore<T>(
+    flags: { 'data-dir'?: string | undefined },
+    fn: (store: SqliteStore, dir: DataDir) => Promise<T>,
+  ): Promise<T> {
     const dir = this.dataDir(flags);
     const store = dir.openStore();
     try {

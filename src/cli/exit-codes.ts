@@ -5,7 +5,15 @@ import { SvcError } from '../core/errors.js';
  * 0 success, 1 failure, 2 bad usage or input, 3 not found / not initialised,
  * 4 already exists / conflict, 5 authentication or permission refused, 6 unavailable.
  */
-export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, conflict: 4, refused: 5, unavailable: 6 } as const;
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notFound: 3,
+  conflict: 4,
+  refused: 5,
+  unavailable: 6,
+} as const;
 
 const BY_KIND: Record<SvcError['kind'], number> = {
   invalid_request: EXIT.usage,
@@ -30,7 +38,12 @@ export function asSvcError(err: unknown): SvcError {
   if (err instanceof SvcError) return err;
   const e = err as { message?: string; oclif?: { exit?: number }; name?: string };
   const message = (e.message ?? String(err)).split('\nSee more help with')[0]!.trim();
-  if (e.oclif?.exit === 2 || /^(Unexpected argument|Nonexistent flag|Missing required|Expected --|Parsing --|Expected an?)/.test(message)) {
+  if (
+    e.oclif?.exit === 2 ||
+    /^(Unexpected argument|Nonexistent flag|Missing required|Expected --|Parsing --|Expected an?)/.test(
+      message,
+    )
+  ) {
     return new SvcError('usage', message, { remedy: 'see --help' });
   }
   return new SvcError('internal', message, { cause: err });

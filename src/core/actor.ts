@@ -57,14 +57,27 @@ export function checkActorInput(input: ActorInput, createdAt: string): Actor {
   }
   if (managerId !== null) {
     checkSlug('manager', managerId);
-    if (kind !== 'agent') throw new SvcError('invalid_request', 'manager: only agents name a manager', { field: 'manager' });
+    if (kind !== 'agent')
+      throw new SvcError('invalid_request', 'manager: only agents name a manager', { field: 'manager' });
   }
-  const certSubject = input.certSubject == null ? null : normalizeSubject(input.certSubject);
+  const certSubject =
+    input.certSubject === undefined || input.certSubject === null
+      ? null
+      : normalizeSubject(input.certSubject);
   const displayName = input.displayName ?? null;
   if (displayName !== null && (displayName.length > 200 || !displayName.isWellFormed())) {
     throw invalidField('display-name', 'at most 200 characters of well-formed text');
   }
-  return { tenantId: input.tenantId, id: input.id, kind, roles: roles as Role[], managerId, certSubject, displayName, createdAt };
+  return {
+    tenantId: input.tenantId,
+    id: input.id,
+    kind,
+    roles: roles as Role[],
+    managerId,
+    certSubject,
+    displayName,
+    createdAt,
+  };
 }
 
 export function hasRole(actor: Actor, role: Role): boolean {
@@ -96,8 +109,10 @@ export function normalizeSubject(text: string): string {
   if (attrs.length === 0 || attrs.some((a) => !/^[A-Za-z][A-Za-z0-9.]*=.+$/.test(a)) || text.length > 1024) {
     throw invalidField('cert-subject', 'a distinguished name such as "CN=agent-1, O=Acme"');
   }
-  return attrs.map((a) => {
-    const eq = a.indexOf('=');
-    return `${a.slice(0, eq).toUpperCase()}=${a.slice(eq + 1).trim()}`;
-  }).join('\n');
+  return attrs
+    .map((a) => {
+      const eq = a.indexOf('=');
+      return `${a.slice(0, eq).toUpperCase()}=${a.slice(eq + 1).trim()}`;
+    })
+    .join('\n');
 }

@@ -6,7 +6,10 @@ export const SLUG = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 export function checkSlug(field: string, value: unknown): string {
   if (typeof value !== 'string' || !SLUG.test(value)) {
-    throw invalidField(field, 'a slug of 1 to 63 characters: lowercase letters, digits, ".", "_" or "-", starting with a letter or digit');
+    throw invalidField(
+      field,
+      'a slug of 1 to 63 characters: lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+    );
   }
   return value;
 }

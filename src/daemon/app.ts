@@ -42,7 +42,10 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
         : {
             level: 'info',
             // Credentials never reach a log line, whatever a serializer is later changed to print.
-            redact: { paths: ['req.headers.authorization', 'req.headers["x-svc-token"]', 'req.headers.cookie'], censor: '[redacted]' },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers["x-svc-token"]', 'req.headers.cookie'],
+              censor: '[redacted]',
+            },
             ...(typeof opts.logger === 'object' ? opts.logger : {}),
           },
     bodyLimit: BODY_LIMIT_BYTES,
@@ -61,7 +64,11 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
-    errorHandler(new SvcError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`), request, reply);
+    errorHandler(
+      new SvcError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+      request,
+      reply,
+    );
   });
   mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock));
   return app;

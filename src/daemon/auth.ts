@@ -34,7 +34,8 @@ function presentedToken(request: FastifyRequest): string | undefined {
 
 async function byToken(store: Store, request: FastifyRequest, now: Date): Promise<Caller> {
   const text = presentedToken(request);
-  if (text === undefined) throw unauthenticated('no credential: send Authorization: Bearer <token> or X-SVC-Token');
+  if (text === undefined)
+    throw unauthenticated('no credential: send Authorization: Bearer <token> or X-SVC-Token');
   const parts = parseToken(text);
   if (!parts) throw unauthenticated('the credential is not an svc token');
   const record = await store.tokens.find(parts.id);
@@ -50,7 +51,9 @@ async function byToken(store: Store, request: FastifyRequest, now: Date): Promis
 
 async function byCertificate(store: Store, request: FastifyRequest): Promise<Caller> {
   if (request.headers.authorization !== undefined || request.headers['x-svc-token'] !== undefined) {
-    throw unauthenticated('bearer tokens are refused in mutual-TLS mode; present a client certificate instead');
+    throw unauthenticated(
+      'bearer tokens are refused in mutual-TLS mode; present a client certificate instead',
+    );
   }
   const socket = request.raw.socket as TLSSocket;
   if (typeof socket.getPeerX509Certificate !== 'function' || !socket.authorized) {
@@ -65,7 +68,10 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
     throw unauthenticated('the client certificate subject cannot be read');
   }
   const actor = await store.actors.findByCertSubject(subject);
-  if (!actor) throw unauthenticated(`no registered actor has the certificate subject ${subject.replaceAll('\n', ', ')}`);
+  if (!actor)
+    throw unauthenticated(
+      `no registered actor has the certificate subject ${subject.replaceAll('\n', ', ')}`,
+    );
   return { tenantId: actor.tenantId, actorId: actor.id, actor, via: 'mtls' };
 }
 

@@ -29,10 +29,15 @@ function fromFastify(err: FastifyError): SvcError | undefined {
     });
   }
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new SvcError('invalid_request', 'content-type: expected application/json', { field: 'content-type', code: 'unsupported_media_type' });
+    return new SvcError('invalid_request', 'content-type: expected application/json', {
+      field: 'content-type',
+      code: 'unsupported_media_type',
+    });
   }
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-    return new SvcError('invalid_request', 'body: expected a JSON object, got an empty body', { field: 'body' });
+    return new SvcError('invalid_request', 'body: expected a JSON object, got an empty body', {
+      field: 'body',
+    });
   }
   if (status === 400 && (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP'))) {
     return new SvcError('invalid_request', `body: expected valid JSON (${err.message})`, { field: 'body' });

@@ -11,15 +11,39 @@ export const ErrorBodySchema = z
   })
   .meta({ id: 'Error' });
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+/** Named schemas (zod `.meta({ id })`) collected as OpenAPI components while paths are built. */
+type Components = Record<string, unknown>;
+
+function jsonSchema(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  components?: Components,
+): Record<string, unknown> {
+  const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<
+    string,
+    unknown
+  >;
   delete s.$schema;
-  return s;
+  const defs = s.$defs as Record<string, unknown> | undefined;
+  delete s.$defs;
+  if (defs) Object.assign(components ?? {}, defs);
+  // Named schemas live under components, where every path can refer to them.
+  return JSON.parse(JSON.stringify(s).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<
+    string,
+    unknown
+  >;
 }
 
-function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unknown[] {
+function parameters(
+  schema: z.ZodType | undefined,
+  where: 'query' | 'path',
+  components: Components,
+): unknown[] {
   if (!schema) return [];
-  const s = jsonSchema(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const s = jsonSchema(schema, 'input', components) as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
   return Object.entries(s.properties ?? {}).map(([name, prop]) => {
     const { description, ...rest } = prop;
     return {
@@ -33,32 +57,47 @@ function parameters(schema: z.ZodType | undefined, where: 'query' | 'path'): unk
 }
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
-export function openApiDocument(routes: readonly AnyRoute[], info: { version: string }): Record<string, unknown> {
+export function openApiDocument(
+  routes: readonly AnyRoute[],
+  info: { version: string },
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components: Components = {};
   for (const r of routes) {
     const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
     for (const [status, res] of Object.entries(r.responses)) {
       responses[status] = {
         description: res.description,
-        ...(res.schema ? { content: { 'application/json': { schema: jsonSchema(res.schema, 'output') } } } : {}),
+        ...(res.schema
+          ? { content: { 'application/json': { schema: jsonSchema(res.schema, 'output', components) } } }
+          : {}),
       };
     }
     if (r.auth === 'token') {
-      responses['401'] = { description: 'missing, unknown, expired or revoked credential', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      responses['401'] = {
+        description: 'missing, unknown, expired or revoked credential',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
     }
-    responses['400'] ??= { description: 'a request field is invalid; the body names it', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses['400'] ??= {
+      description: 'a request field is invalid; the body names it',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       summary: r.summary,
       tags: [r.tag],
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      parameters: [...parameters(r.params, 'path', components), ...parameters(r.query, 'query', components)],
       responses,
       security: r.auth === 'token' ? [{ bearerAuth: [] }, { svcToken: [] }, { mutualTLS: [] }] : [],
       ...(r.deprecated ? { deprecated: true } : {}),
     };
     if (r.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } };
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(r.body, 'input', components) } },
+      };
     }
     paths[path] = { ...(paths[path] ?? {}), [r.method.toLowerCase()]: op };
   }
@@ -74,11 +113,14 @@ export function openApiDocument(routes: readonly AnyRoute[], info: { version: st
     servers: [{ url: 'https://127.0.0.1:8090' }],
     paths,
     components: {
-      schemas: { Error: jsonSchema(ErrorBodySchema, 'output') },
+      schemas: { ...components, Error: jsonSchema(ErrorBodySchema, 'output', components) },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
         svcToken: { type: 'apiKey', in: 'header', name: 'X-SVC-Token' },
-        mutualTLS: { type: 'mutualTLS', description: 'a client certificate whose subject maps to a registered actor' },
+        mutualTLS: {
+          type: 'mutualTLS',
+          description: 'a client certificate whose subject maps to a registered actor',
+        },
       },
     },
   };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SvcError } from '../core/errors.js';
 import type { Caller } from './caller.js';
 
@@ -7,7 +7,11 @@ import type { Caller } from './caller.js';
  * A route is declared once: its zod schemas validate the request, type the handler and
  * generate the OpenAPI document, so the three can never disagree.
  */
-export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+export interface RouteSpec<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+> {
   method: 'GET' | 'POST';
   /** fastify syntax: `/v1/task/:id` */
   url: string;
@@ -51,7 +55,9 @@ export function zodFailure(where: string, error: z.ZodError): SvcError {
     return new SvcError('invalid_request', `${path}: unknown field`, { field: path });
   }
   const field = path === '' ? where : path;
-  return new SvcError('invalid_request', `${field}: ${issue.message.replace(/^Invalid input: /, '')}`, { field });
+  return new SvcError('invalid_request', `${field}: ${issue.message.replace(/^Invalid input: /, '')}`, {
+    field,
+  });
 }
 
 /** evidence-format.md §1: lone surrogates are refused at the API edge. */
@@ -77,7 +83,11 @@ function parsePart(where: string, schema: z.ZodType | undefined, value: unknown)
   const bad = firstMalformedString(value, '');
   if (bad !== undefined) {
     const field = bad === '' ? where : bad.replace(/^\./, '');
-    throw new SvcError('invalid_request', `${field}: expected well-formed Unicode text (a lone surrogate was sent)`, { field });
+    throw new SvcError(
+      'invalid_request',
+      `${field}: expected well-formed Unicode text (a lone surrogate was sent)`,
+      { field },
+    );
   }
   const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
   if (!r.success) throw zodFailure(where, r.error);

@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import { DataDir } from '../store/data-dir.js';
-import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
 import { tlsServerOptions } from '../tls/listener-options.js';
 import { buildDaemon } from './app.js';
-import type { DaemonDeps } from './deps.js';
 import { parseListenAddress } from './listen-address.js';
+import { daemonDeps } from './wiring.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
@@ -28,10 +27,16 @@ export interface RunningDaemon {
 }
 
 /** What TLS the listener uses, decided before anything opens. */
-function tlsChoice(dir: DataDir, o: DaemonStartOptions): { cert: string; key: string; clientCa?: string } | undefined {
+function tlsChoice(
+  dir: DataDir,
+  o: DaemonStartOptions,
+): { cert: string; key: string; clientCa?: string } | undefined {
   if (o.allowInsecureHttp) {
     if (o.tlsCert || o.tlsKey || o.clientCa) {
-      throw new SvcError('usage', '--allow-insecure-http cannot be combined with --tls-cert, --tls-key or --client-ca');
+      throw new SvcError(
+        'usage',
+        '--allow-insecure-http cannot be combined with --tls-cert, --tls-key or --client-ca',
+      );
     }
     return undefined;
   }
@@ -42,7 +47,8 @@ function tlsChoice(dir: DataDir, o: DaemonStartOptions): { cert: string; key: st
   const key = o.tlsKey ?? dir.tlsKey;
   if (!existsSync(cert) || !existsSync(key)) {
     throw new SvcError('usage', `refusing to serve plain HTTP: no TLS certificate at ${cert}`, {
-      remedy: 'run `svc init` to make the deployment certificate, pass --tls-cert and --tls-key, or pass --allow-insecure-http to serve plain HTTP on purpose',
+      remedy:
+        'run `svc init` to make the deployment certificate, pass --tls-cert and --tls-key, or pass --allow-insecure-http to serve plain HTTP on purpose',
     });
   }
   return { cert, key, ...(o.clientCa !== undefined ? { clientCa: o.clientCa } : {}) };
@@ -54,28 +60,18 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   const store = dir.openStore();
-  const keyring = new Keyring(dir, store);
-  const deps: DaemonDeps = {
-    store,
-    clock: () => new Date(),
-    authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
-    readiness: async () => {
-      try {
-        await store.ping();
-        for (const t of await store.tenants.list()) await keyring.active(t.id);
-        return undefined;
-      } catch (err) {
-        return err instanceof SvcError ? err.reason : 'the store is not writable';
-      }
-    },
-    capabilitiesFor: async () => [],
-  };
-  const app = buildDaemon(deps, { ...(o.logger !== undefined ? { logger: o.logger } : {}), ...(https ? { https } : {}) });
+  const deps = daemonDeps(dir, store, { authMode: tls?.clientCa !== undefined ? 'mtls' : 'token' });
+  const app = buildDaemon(deps, {
+    ...(o.logger !== undefined ? { logger: o.logger } : {}),
+    ...(https ? { https } : {}),
+  });
   try {
     await app.listen({ host, port });
   } catch (err) {
     await store.close();
-    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, { cause: err });
+    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;

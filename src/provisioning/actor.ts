@@ -10,10 +10,14 @@ export async function addActor(store: Store, input: ActorInput, now: Date): Prom
   if (actor.managerId !== null) {
     const manager = await store.actors.get(actor.tenantId, actor.managerId);
     if (!manager || manager.kind !== 'human') {
-      throw new SvcError('invalid_request', `manager: ${actor.managerId} is not a registered human in tenant ${actor.tenantId}`, {
-        field: 'manager',
-        remedy: `register the manager first: svc actor add --tenant ${actor.tenantId} --id ${actor.managerId} --kind human --role manager`,
-      });
+      throw new SvcError(
+        'invalid_request',
+        `manager: ${actor.managerId} is not a registered human in tenant ${actor.tenantId}`,
+        {
+          field: 'manager',
+          remedy: `register the manager first: svc actor add --tenant ${actor.tenantId} --id ${actor.managerId} --kind human --role manager`,
+        },
+      );
     }
   }
   await store.actors.add(actor);

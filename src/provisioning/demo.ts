@@ -30,12 +30,20 @@ export async function ensureDemo(root: string, now: Date): Promise<DemoSetup> {
   const store = dir.openStore();
   try {
     if (!(await store.tenants.get(DEMO.tenant))) {
-      throw new SvcError('conflict', `${root} is an svc data dir without the ${DEMO.tenant} tenant; quickstart leaves it alone`, {
-        remedy: 'use `svc daemon start` for this data dir, or run quickstart with another --data-dir',
-      });
+      throw new SvcError(
+        'conflict',
+        `${root} is an svc data dir without the ${DEMO.tenant} tenant; quickstart leaves it alone`,
+        {
+          remedy: 'use `svc daemon start` for this data dir, or run quickstart with another --data-dir',
+        },
+      );
     }
     if (!(await store.actors.get(DEMO.tenant, DEMO.agent))) {
-      await addActor(store, { tenantId: DEMO.tenant, id: DEMO.agent, kind: 'agent', managerId: DEMO.admin }, now);
+      await addActor(
+        store,
+        { tenantId: DEMO.tenant, id: DEMO.agent, kind: 'agent', managerId: DEMO.admin },
+        now,
+      );
     }
     const agent = await issueToken(store, {
       tenantId: DEMO.tenant,
@@ -44,7 +52,14 @@ export async function ensureDemo(root: string, now: Date): Promise<DemoSetup> {
       label: 'quickstart',
       now,
     });
-    return { data_dir: root, created, tenant_id: DEMO.tenant, ca_cert: dir.tlsCert, agent, ...(adminToken ? { admin_token: adminToken } : {}) };
+    return {
+      data_dir: root,
+      created,
+      tenant_id: DEMO.tenant,
+      ca_cert: dir.tlsCert,
+      agent,
+      ...(adminToken ? { admin_token: adminToken } : {}),
+    };
   } finally {
     await store.close();
   }

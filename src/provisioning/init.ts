@@ -24,7 +24,10 @@ export interface InitResult {
  * first tenant with its signing key, and its first human administrator with a token.
  * An initialised data dir is never re-initialised: keys and history are not clobbered.
  */
-export async function initDataDir(root: string, opts: { tenantId: string; adminId: string; now: Date }): Promise<InitResult> {
+export async function initDataDir(
+  root: string,
+  opts: { tenantId: string; adminId: string; now: Date },
+): Promise<InitResult> {
   const dir = new DataDir(root);
   if (dir.exists()) {
     throw new SvcError('already_exists', `${root} is already an svc data dir`, {
@@ -42,7 +45,11 @@ export async function initDataDir(root: string, opts: { tenantId: string; adminI
   }
   const store = SqliteStore.open(dir.database);
   try {
-    const t = await createTenant(dir, store, { tenantId: opts.tenantId, adminId: opts.adminId, now: opts.now });
+    const t = await createTenant(dir, store, {
+      tenantId: opts.tenantId,
+      adminId: opts.adminId,
+      now: opts.now,
+    });
     return {
       tenant_id: t.tenant_id,
       admin_id: t.admin_id as string,

@@ -34,7 +34,10 @@ export async function createTenant(
   const admin =
     opts.adminId === undefined
       ? undefined
-      : checkActorInput({ tenantId, id: opts.adminId, kind: 'human', roles: ['administrator', 'operator'] }, at);
+      : checkActorInput(
+          { tenantId, id: opts.adminId, kind: 'human', roles: ['administrator', 'operator'] },
+          at,
+        );
   let adminToken: (TokenRecord & { token: string }) | undefined;
   if (admin) {
     const t = newToken();
@@ -54,7 +57,13 @@ export async function createTenant(
   try {
     await store.tenants.create({
       tenant: { id: tenantId, createdAt: at },
-      signingKey: { tenantId, keyId: key.keyId, publicKey: key.publicKey, algorithm: 'ed25519', createdAt: at },
+      signingKey: {
+        tenantId,
+        keyId: key.keyId,
+        publicKey: key.publicKey,
+        algorithm: 'ed25519',
+        createdAt: at,
+      },
       ...(admin ? { admin } : {}),
       ...(adminToken ? { adminToken } : {}),
     });

@@ -38,7 +38,9 @@ export async function issueToken(
   await requireTenant(store, opts.tenantId);
   await requireActor(store, opts.tenantId, checkSlug('actor', opts.actorId));
   if (opts.label !== undefined && (opts.label.length > 200 || !opts.label.isWellFormed())) {
-    throw new SvcError('invalid_request', 'label: expected at most 200 characters of well-formed text', { field: 'label' });
+    throw new SvcError('invalid_request', 'label: expected at most 200 characters of well-formed text', {
+      field: 'label',
+    });
   }
   const t = newToken();
   const expiresAt = new Date(opts.now.getTime() + opts.ttlMs).toISOString();
@@ -52,7 +54,13 @@ export async function issueToken(
     expiresAt,
     revokedAt: null,
   });
-  return { token_id: t.id, token: t.token, actor_id: opts.actorId, tenant_id: opts.tenantId, expires_at: expiresAt };
+  return {
+    token_id: t.id,
+    token: t.token,
+    actor_id: opts.actorId,
+    tenant_id: opts.tenantId,
+    expires_at: expiresAt,
+  };
 }
 
 export async function listTokens(
@@ -78,7 +86,9 @@ export async function revokeToken(
 ): Promise<{ token_id: string; tenant_id: string; revoked: true }> {
   await requireTenant(store, opts.tenantId);
   if (!/^[0-9a-f]{16}$/.test(opts.tokenId)) {
-    throw new SvcError('invalid_request', 'id: expected a token id of 16 hex digits (see `svc token list`)', { field: 'id' });
+    throw new SvcError('invalid_request', 'id: expected a token id of 16 hex digits (see `svc token list`)', {
+      field: 'id',
+    });
   }
   if (!(await store.tokens.revoke(opts.tenantId, opts.tokenId, opts.now.toISOString()))) {
     throw new SvcError('not_found', `token ${opts.tokenId} does not exist in tenant ${opts.tenantId}`);

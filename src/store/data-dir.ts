@@ -1,4 +1,14 @@
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { SqliteStore } from './sqlite/store.js';
@@ -75,8 +85,12 @@ export function writeSecretFile(path: string, content: string): void {
 export function checkPrivateFileMode(path: string): void {
   const mode = statSync(path).mode & 0o077;
   if (mode !== 0) {
-    throw new SvcError('unavailable', `${path} is readable by group or others (mode ${(statSync(path).mode & 0o777).toString(8)})`, {
-      remedy: `chmod 600 ${path}`,
-    });
+    throw new SvcError(
+      'unavailable',
+      `${path} is readable by group or others (mode ${(statSync(path).mode & 0o777).toString(8)})`,
+      {
+        remedy: `chmod 600 ${path}`,
+      },
+    );
   }
 }

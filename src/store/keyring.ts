@@ -53,9 +53,13 @@ export class Keyring {
       key = parseSigningKey(readFileSync(file, 'utf8'));
     } catch (err) {
       if (err instanceof SvcError) throw err;
-      throw new SvcError('unavailable', `signing key ${keyId} of tenant ${tenantId} cannot be loaded from ${file}`, {
-        cause: err,
-      });
+      throw new SvcError(
+        'unavailable',
+        `signing key ${keyId} of tenant ${tenantId} cannot be loaded from ${file}`,
+        {
+          cause: err,
+        },
+      );
     }
     this.cache.set(keyId, key);
     return key;

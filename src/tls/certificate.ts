@@ -22,7 +22,10 @@ export async function createDeploymentCertificate(opts: {
 }): Promise<DeploymentCertificate> {
   x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as unknown as x509.X509CertificateCreateSelfSignedParams['keys'];
+  const keys = (await webcrypto.subtle.generateKey(alg, true, [
+    'sign',
+    'verify',
+  ])) as unknown as x509.X509CertificateCreateSelfSignedParams['keys'];
   const notBefore = new Date(opts.now.getTime() - 60_000);
   const notAfter = new Date(opts.now.getTime() + (opts.validDays ?? 825) * 86_400_000);
   const names = [
@@ -30,7 +33,9 @@ export async function createDeploymentCertificate(opts: {
     ...(opts.ips ?? ['127.0.0.1', '::1']).map((value) => ({ type: 'ip' as const, value })),
   ];
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: 'CN=svc deployment',
     notBefore,
     notAfter,
@@ -44,8 +49,13 @@ export async function createDeploymentCertificate(opts: {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as unknown as webcrypto.CryptoKey));
-  const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
+  const pkcs8 = Buffer.from(
+    await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as unknown as webcrypto.CryptoKey),
+  );
+  const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
   const certPem = cert.toString('pem') + '\n';
   const parsed = new X509Certificate(certPem);
   return { certPem, keyPem, fingerprint256: parsed.fingerprint256, notAfter: notAfter.toISOString() };

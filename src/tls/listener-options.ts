@@ -6,9 +6,13 @@ function readPem(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new SvcError('invalid_request', `${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
-      cause: err,
-    });
+    throw new SvcError(
+      'invalid_request',
+      `${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

@@ -15,7 +15,9 @@ export const CapabilityEntry = z
 export const CapabilitiesResponse = z.object({
   tenant_id: z.string().describe("the caller's tenant"),
   actor_id: z.string().describe('the caller'),
-  capabilities: z.array(CapabilityEntry).describe('capabilities this caller may use; empty means none were returned'),
+  capabilities: z
+    .array(CapabilityEntry)
+    .describe('capabilities this caller may use; empty means none were returned'),
 });
 
 export function discoveryRoutes(deps: DaemonDeps) {

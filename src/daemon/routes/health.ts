@@ -23,7 +23,10 @@ export function healthRoutes(deps: DaemonDeps) {
       auth: 'none',
       responses: {
         200: { description: 'ready', schema: Status },
-        503: { description: 'not ready; the reason says why', schema: z.object({ code: z.string(), reason: z.string() }) },
+        503: {
+          description: 'not ready; the reason says why',
+          schema: z.object({ code: z.string(), reason: z.string() }),
+        },
       },
       handler: async ({ reply }) => {
         const problem = await deps.readiness();

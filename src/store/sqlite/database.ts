@@ -16,7 +16,9 @@ export function openDatabase(file: string, opts: { readonly?: boolean } = {}): D
   try {
     db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   } catch (err) {
-    throw new SvcError('unavailable', `cannot open the database ${file}: ${(err as Error).message}`, { cause: err });
+    throw new SvcError('unavailable', `cannot open the database ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   // Token hashes and journal records live here: owner-only, like the keys.
   if (fresh) chmodSync(file, 0o600);

@@ -32,7 +32,16 @@ function insertActor(db: Db, a: Actor): void {
   db.prepare(
     `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.tenantId, a.id, a.kind, JSON.stringify(a.roles), a.managerId, a.certSubject, a.displayName, a.createdAt);
+  ).run(
+    a.tenantId,
+    a.id,
+    a.kind,
+    JSON.stringify(a.roles),
+    a.managerId,
+    a.certSubject,
+    a.displayName,
+    a.createdAt,
+  );
 }
 
 export class SqliteTenants implements TenantRepo {
@@ -40,7 +49,9 @@ export class SqliteTenants implements TenantRepo {
 
   async create(input: NewTenant): Promise<void> {
     const tx = this.db.transaction(() => {
-      this.db.prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)').run(input.tenant.id, input.tenant.createdAt);
+      this.db
+        .prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)')
+        .run(input.tenant.id, input.tenant.createdAt);
       insertKey(this.db, { ...input.signingKey, status: 'active', retiredAt: null });
       if (input.admin) insertActor(this.db, input.admin);
       if (input.adminToken) insertToken(this.db, input.adminToken);
@@ -54,8 +65,7 @@ export class SqliteTenants implements TenantRepo {
 
   async get(id: string): Promise<Tenant | undefined> {
     const r = this.db.prepare('SELECT id, created_at FROM tenants WHERE id = ?').get(id) as
-      | { id: string; created_at: string }
-      | undefined;
+      { id: string; created_at: string } | undefined;
     return r && { id: r.id, createdAt: r.created_at };
   }
 
@@ -76,27 +86,30 @@ export class SqliteActors implements ActorRepo {
       insertActor(this.db, actor);
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      const what = code.startsWith('SQLITE_CONSTRAINT_UNIQUE') && actor.certSubject !== null
-        ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
-        : `actor ${actor.id} in tenant ${actor.tenantId}`;
+      const what =
+        code.startsWith('SQLITE_CONSTRAINT_UNIQUE') && actor.certSubject !== null
+          ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
+          : `actor ${actor.id} in tenant ${actor.tenantId}`;
       throw storeError(err, what);
     }
   }
 
   async get(tenantId: string, id: string): Promise<Actor | undefined> {
     const r = this.db.prepare('SELECT * FROM actors WHERE tenant_id = ? AND id = ?').get(tenantId, id) as
-      | ActorRow
-      | undefined;
+      ActorRow | undefined;
     return r && toActor(r);
   }
 
   async list(tenantId: string): Promise<Actor[]> {
-    const rows = this.db.prepare('SELECT * FROM actors WHERE tenant_id = ? ORDER BY id').all(tenantId) as ActorRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM actors WHERE tenant_id = ? ORDER BY id')
+      .all(tenantId) as ActorRow[];
     return rows.map(toActor);
   }
 
   async findByCertSubject(subject: string): Promise<Actor | undefined> {
-    const r = this.db.prepare('SELECT * FROM actors WHERE cert_subject = ?').get(subject) as ActorRow | undefined;
+    const r = this.db.prepare('SELECT * FROM actors WHERE cert_subject = ?').get(subject) as
+      ActorRow | undefined;
     return r && toActor(r);
   }
 }

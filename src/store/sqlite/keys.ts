@@ -35,9 +35,9 @@ export class SqliteSigningKeys implements SigningKeyRepo {
   constructor(private readonly db: Db) {}
 
   async active(tenantId: string): Promise<SigningKeyRecord | undefined> {
-    const r = this.db.prepare(`SELECT * FROM signing_keys WHERE tenant_id = ? AND status = 'active'`).get(tenantId) as
-      | KeyRow
-      | undefined;
+    const r = this.db
+      .prepare(`SELECT * FROM signing_keys WHERE tenant_id = ? AND status = 'active'`)
+      .get(tenantId) as KeyRow | undefined;
     return r && toKey(r);
   }
 
@@ -52,9 +52,12 @@ export class SqliteSigningKeys implements SigningKeyRepo {
     const record: SigningKeyRecord = { ...next, status: 'active', retiredAt: null };
     const tx = this.db.transaction(() => {
       const retired = this.db
-        .prepare(`UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE tenant_id = ? AND status = 'active'`)
+        .prepare(
+          `UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE tenant_id = ? AND status = 'active'`,
+        )
         .run(next.createdAt, next.tenantId);
-      if (retired.changes !== 1) throw new SvcError('not_found', `tenant ${next.tenantId} has no active signing key`);
+      if (retired.changes !== 1)
+        throw new SvcError('not_found', `tenant ${next.tenantId} has no active signing key`);
       insertKey(this.db, record);
     });
     try {

@@ -28,7 +28,16 @@ export function insertToken(db: Db, t: TokenRecord): void {
   db.prepare(
     `INSERT INTO tokens (id, tenant_id, actor_id, secret_hash, label, created_at, expires_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(t.id, t.tenantId, t.actorId, Buffer.from(t.secretHash), t.label, t.createdAt, t.expiresAt, t.revokedAt);
+  ).run(
+    t.id,
+    t.tenantId,
+    t.actorId,
+    Buffer.from(t.secretHash),
+    t.label,
+    t.createdAt,
+    t.expiresAt,
+    t.revokedAt,
+  );
 }
 
 export class SqliteTokens implements TokenRepo {
@@ -51,9 +60,13 @@ export class SqliteTokens implements TokenRepo {
     const cols = 'id, tenant_id, actor_id, label, created_at, expires_at, revoked_at';
     const rows = (
       actorId === undefined
-        ? this.db.prepare(`SELECT ${cols} FROM tokens WHERE tenant_id = ? ORDER BY created_at, id`).all(tenantId)
+        ? this.db
+            .prepare(`SELECT ${cols} FROM tokens WHERE tenant_id = ? ORDER BY created_at, id`)
+            .all(tenantId)
         : this.db
-            .prepare(`SELECT ${cols} FROM tokens WHERE tenant_id = ? AND actor_id = ? ORDER BY created_at, id`)
+            .prepare(
+              `SELECT ${cols} FROM tokens WHERE tenant_id = ? AND actor_id = ? ORDER BY created_at, id`,
+            )
             .all(tenantId, actorId)
     ) as Omit<TokenRow, 'secret_hash'>[];
     return rows.map(toSummary);

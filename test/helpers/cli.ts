@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built `svc` binary as a user would, with no TTY. */
+export function runSvc(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export async function runJson<T = Record<string, unknown>>(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<T> {
+  const r = await runSvc([...args, '--json'], env);
+  if (r.code !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.code}: ${r.stdout} ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+export interface DaemonProcess {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stdout: () => string;
+  /** SIGTERM and wait for the exit code */
+  stop: () => Promise<number | null>;
+}
+
+/** Start `svc daemon start` and wait until it says where it listens. */
+export function startDaemonProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<DaemonProcess> {
+  return new Promise((resolve, reject) => {
+    const listen = args.some((a) => /^--?listen(=|$)/.test(a)) ? [] : ['--listen', '127.0.0.1:0'];
+    const child = spawn(process.execPath, [BIN, 'daemon', 'start', ...listen, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`daemon did not start: ${err}`));
+    }, 20_000);
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1] as string,
+          child,
+          stderr: () => err,
+          stdout: () => out,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited ${code} before listening: ${err}`));
+    });
+  });
+}

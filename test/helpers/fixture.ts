@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { buildDaemon } from '../../src/daemon/app.js';
+import type { AuthMode } from '../../src/daemon/auth.js';
+import { daemonDeps } from '../../src/daemon/wiring.js';
+import { addActor } from '../../src/provisioning/actor.js';
+import { initDataDir } from '../../src/provisioning/init.js';
+import { createTenant } from '../../src/provisioning/tenant.js';
+import { issueToken } from '../../src/provisioning/token.js';
+import { DataDir } from '../../src/store/data-dir.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { tmpDir } from './tmp.js';
+
+export interface Fixture {
+  dir: DataDir;
+  store: SqliteStore;
+  app: FastifyInstance;
+  /** admin token of tenant `acme` (human alice, administrator + operator) */
+  adminToken: string;
+  now: { value: Date };
+  token: (tenantId: string, actorId: string, ttlMs?: number) => Promise<string>;
+  close: () => Promise<void>;
+}
+
+/** A real data dir on disk with tenant `acme` (admin alice) and tenant `other` (admin olga). */
+export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixture> {
+  const tmp = tmpDir();
+  const now = { value: new Date('2026-06-01T12:00:00.000Z') };
+  const init = await initDataDir(tmp.path, { tenantId: 'acme', adminId: 'alice', now: now.value });
+  const dir = new DataDir(tmp.path);
+  const store = SqliteStore.open(dir.database);
+  await createTenant(dir, store, { tenantId: 'other', adminId: 'olga', now: now.value });
+  await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'alice' }, now.value);
+  const app = buildDaemon(
+    daemonDeps(dir, store, { authMode: opts.authMode ?? 'token', clock: () => now.value }),
+    { logger: false },
+  );
+  await app.ready();
+  return {
+    dir,
+    store,
+    app,
+    adminToken: init.admin_token,
+    now,
+    token: async (tenantId, actorId, ttlMs = 86_400_000) =>
+      (await issueToken(store, { tenantId, actorId, ttlMs, now: now.value })).token,
+    close: async () => {
+      await app.close();
+      await store.close();
+      tmp.cleanup();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { chmodSync, renameSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { revokeToken } from '../../src/provisioning/token.js';
+import { fixture, type Fixture } from '../helpers/fixture.js';
+
+describe('daemon authentication (app.inject, real SQLite)', () => {
+  let f: Fixture;
+  beforeEach(async () => {
+    f = await fixture();
+  });
+  afterEach(async () => f.close());
+
+  const caps = (headers: Record<string, string>) =>
+    f.app.inject({ method: 'GET', url: '/v1/capabilities', headers });
+
+  it('health routes need no credential', async () => {
+    expect((await f.app.inject('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await f.app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+
+  it('either header authenticates, and the credential resolves tenant and actor', async () => {
+    const bot = await f.token('acme', 'bot');
+    for (const headers of [
+      { authorization: `Bearer ${bot}` },
+      { 'x-svc-token': bot },
+      { authorization: `bearer ${bot}`, 'x-svc-token': bot },
+    ] as Record<string, string>[]) {
+      const r = await caps(headers);
+      expect(r.statusCode).toBe(200);
+      expect(r.json()).toEqual({ tenant_id: 'acme', actor_id: 'bot', capabilities: [] });
+    }
+    const olga = await caps({ authorization: `Bearer ${await f.token('other', 'olga')}` });
+    expect(olga.json()).toMatchObject({ tenant_id: 'other', actor_id: 'olga' });
+  });
+
+  it('missing, malformed, unknown, wrong-secret, conflicting, expired and revoked credentials are 401 with a coded body', async () => {
+    const good = await f.token('acme', 'bot');
+    const [, id, secret] = /^svct_([0-9a-f]{16})_(.+)$/.exec(good)!;
+    const wrongSecret = `svct_${id}_${(secret![0] === 'A' ? 'B' : 'A') + secret!.slice(1)}`;
+    const unknownId = `svct_0000000000000000_${secret}`;
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /no credential/],
+      [{ authorization: 'Basic abc' }, /Bearer/],
+      [{ authorization: 'Bearer nope' }, /not an svc token/],
+      [{ 'x-svc-token': unknownId }, /unknown token/],
+      [{ 'x-svc-token': wrongSecret }, /unknown token/],
+      [{ authorization: `Bearer ${good}`, 'x-svc-token': f.adminToken }, /different credentials/],
+    ];
+    for (const [headers, reason] of cases) {
+      const r = await caps(headers);
+      expect(r.statusCode, JSON.stringify(headers)).toBe(401);
+      expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
+      const body = r.json();
+      expect(body.code).toBe('unauthenticated');
+      expect(body.reason).toMatch(reason);
+      expect(body.remedy).toMatch(/operator/);
+    }
+
+    const shortLived = await f.token('acme', 'bot', 60_000);
+    f.now.value = new Date(f.now.value.getTime() + 60_000);
+    expect((await caps({ 'x-svc-token': shortLived })).json().reason).toBe('the token is expired');
+
+    const doomed = await f.token('acme', 'bot');
+    expect((await caps({ 'x-svc-token': doomed })).statusCode).toBe(200);
+    await revokeToken(f.store, { tenantId: 'acme', tokenId: doomed.slice(5, 21), now: f.now.value });
+    const revoked = await caps({ 'x-svc-token': doomed });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json().reason).toBe('the token is revoked');
+  });
+
+  it('a revoke in another tenant cannot touch this tenant’s token', async () => {
+    const bot = await f.token('acme', 'bot');
+    await expect(
+      revokeToken(f.store, { tenantId: 'other', tokenId: bot.slice(5, 21), now: f.now.value }),
+    ).rejects.toThrow(/does not exist in tenant other/);
+    expect((await caps({ 'x-svc-token': bot })).statusCode).toBe(200);
+  });
+
+  it('unknown routes and bad JSON get coded errors; 5xx hide internals', async () => {
+    const r = await f.app.inject({ method: 'GET', url: '/v1/nothing?x=1' });
+    expect(r.statusCode).toBe(404);
+    expect(r.json()).toEqual({ code: 'not_found', reason: 'no route GET /v1/nothing' });
+    expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('readiness fails with the reason when a signing key cannot be loaded', async () => {
+    const key = (await f.store.keys.active('acme'))!;
+    const file = f.dir.keyFile('acme', key.keyId);
+    chmodSync(file, 0o644);
+    let r = await f.app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json().reason).toMatch(/readable by group or others/);
+    chmodSync(file, 0o600);
+    renameSync(file, `${file}.gone`);
+    r = await f.app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json()).toMatchObject({
+      code: 'unavailable',
+      reason: expect.stringMatching(/cannot be loaded/),
+    });
+    renameSync(`${file}.gone`, file);
+    expect((await f.app.inject('/readyz')).statusCode).toBe(200);
+  });
+
+  it('readiness fails when the store is closed', async () => {
+    await f.store.close();
+    const r = await f.app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json().reason).toMatch(/store/);
+  });
+});
