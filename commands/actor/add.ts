@@ -11,6 +11,7 @@ export default class ActorAdd extends DataDirCommand {
     '<%= config.bin %> actor add --tenant acme --id bob --kind human --role approver --role manager',
     '<%= config.bin %> actor add --tenant acme --id crm-agent --kind agent --manager bob',
     '<%= config.bin %> actor add --tenant acme --id billing --kind service --cert-subject "CN=billing, O=Acme"',
+    '<%= config.bin %> actor add --tenant acme --id bob --kind human --role approver --chat-user-id U024BE7LH --collab-user-id 29f4e3a1-6c2b-4d0e-9a57-2b1d4c8e7f10',
   ];
   static override flags = {
     tenant: Flags.string({ summary: 'Tenant id.', required: true }),
@@ -22,6 +23,13 @@ export default class ActorAdd extends DataDirCommand {
       summary: 'Client-certificate subject that identifies this actor in mutual-TLS mode.',
     }),
     'display-name': Flags.string({ summary: 'A human-readable name (never used to identify the actor).' }),
+    'chat-user-id': Flags.string({
+      summary: 'The team-chat user id that decides approvals as this human (compared exactly).',
+    }),
+    'collab-user-id': Flags.string({
+      summary:
+        'The collaboration-suite user object id that decides approvals as this human (compared exactly).',
+    }),
   };
 
   async run(): Promise<ActorView> {
@@ -37,6 +45,8 @@ export default class ActorAdd extends DataDirCommand {
           managerId: flags.manager ?? null,
           certSubject: flags['cert-subject'] ?? null,
           displayName: flags['display-name'] ?? null,
+          chatUserId: flags['chat-user-id'] ?? null,
+          collabUserId: flags['collab-user-id'] ?? null,
         },
         new Date(),
       ),

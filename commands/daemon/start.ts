@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { parseDuration } from '../../src/core/duration.js';
+import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
 
 /** The interface spec spells these with one dash; accept both. */
@@ -25,6 +27,7 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start --listen 0.0.0.0:8090 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> daemon start --client-ca clients-ca.pem',
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
+    '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
   ];
   static override flags = {
     listen: Flags.string({
@@ -41,12 +44,29 @@ export default class DaemonStart extends DataDirCommand {
     'client-ca': Flags.string({
       summary: 'PEM CA for mutual TLS: clients authenticate by certificate; bearer tokens are refused.',
     }),
+    'anchor-interval': Flags.string({
+      summary: 'Sign a tree head when the oldest unanchored journal entry is this old (1s to 1d).',
+      default: '5m',
+    }),
+    'anchor-entries': Flags.integer({
+      summary: 'Sign a tree head as soon as this many journal entries are unanchored.',
+      default: DEFAULT_ANCHOR_ENTRIES,
+      min: 1,
+    }),
+    'integration-ops': Flags.string({
+      summary:
+        'Integration-operations document (YAML or JSON): the surfaces brokered capabilities execute through. Without it those routes are absent.',
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStart, normalizeDashes(this.argv));
     // Listen for the stop signal before anything starts, so an early SIGTERM is never lost.
     const stopSignal = untilSignal();
+    const anchorIntervalMs = parseDuration('anchor-interval', flags['anchor-interval'], {
+      minMs: 1000,
+      maxMs: 86_400_000,
+    });
     const daemon = await startDaemon({
       dataDir: this.dataDir(flags).root,
       listen: flags.listen,
@@ -54,11 +74,14 @@ export default class DaemonStart extends DataDirCommand {
       ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),
       ...(flags['tls-key'] !== undefined ? { tlsKey: flags['tls-key'] } : {}),
       ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
+      anchorIntervalMs,
+      anchorEntries: flags['anchor-entries'],
+      ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     const signal = await stopSignal;
-    this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests`);
+    this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests, anchoring the journal`);
     await daemon.close();
     this.logToStderr('svc daemon stopped');
   }

@@ -37,7 +37,10 @@ export function exitCodeFor(err: SvcError): number {
 export function asSvcError(err: unknown): SvcError {
   if (err instanceof SvcError) return err;
   const e = err as { message?: string; oclif?: { exit?: number }; name?: string };
-  const message = (e.message ?? String(err)).split('\nSee more help with')[0]!.trim();
+  const message = (e.message ?? String(err))
+    .split('\nSee more help with')[0]!
+    .replace(/^The following errors? occurred:\s*/, '')
+    .trim();
   if (
     e.oclif?.exit === 2 ||
     /^(Unexpected argument|Nonexistent flag|Missing required|Expected --|Parsing --|Expected an?)/.test(

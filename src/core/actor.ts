@@ -17,6 +17,12 @@ export interface Actor {
   /** The client-certificate subject that identifies this actor in mutual-TLS mode. */
   certSubject: string | null;
   displayName: string | null;
+  /**
+   * The exact user ids by which an approval channel names this human (a chat user id, a
+   * collaboration-suite object id); never an email or a display name. Absent means none.
+   */
+  chatUserId?: string | null;
+  collabUserId?: string | null;
   createdAt: string;
 }
 
@@ -28,6 +34,30 @@ export interface ActorInput {
   managerId?: string | null;
   certSubject?: string | null;
   displayName?: string | null;
+  chatUserId?: string | null;
+  collabUserId?: string | null;
+}
+
+/**
+ * Platform user ids (`U024BE7LH`, an Entra object id): compared exactly, so kept exactly.
+ * No `@`, so an email address cannot be registered in place of the platform's id.
+ */
+const CHANNEL_USER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function checkChannelUserId(field: string, kind: ActorKind, value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  if (!CHANNEL_USER_ID.test(value)) {
+    throw invalidField(
+      field,
+      'the platform user id (not an email): 1 to 128 letters, digits, ".", "_", ":" or "-"',
+    );
+  }
+  if (kind !== 'human') {
+    throw new SvcError('invalid_request', `${field}: only humans decide through approval channels`, {
+      field,
+    });
+  }
+  return value;
 }
 
 /**
@@ -68,6 +98,8 @@ export function checkActorInput(input: ActorInput, createdAt: string): Actor {
   if (displayName !== null && (displayName.length > 200 || !displayName.isWellFormed())) {
     throw invalidField('display-name', 'at most 200 characters of well-formed text');
   }
+  const chatUserId = checkChannelUserId('chat-user-id', kind, input.chatUserId);
+  const collabUserId = checkChannelUserId('collab-user-id', kind, input.collabUserId);
   return {
     tenantId: input.tenantId,
     id: input.id,
@@ -76,6 +108,8 @@ export function checkActorInput(input: ActorInput, createdAt: string): Actor {
     managerId,
     certSubject,
     displayName,
+    ...(chatUserId !== null ? { chatUserId } : {}),
+    ...(collabUserId !== null ? { collabUserId } : {}),
     createdAt,
   };
 }

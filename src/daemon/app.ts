@@ -8,9 +8,22 @@ import type { DaemonDeps } from './deps.js';
 import { errorHandler } from './error-mapping.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
+import { accessRoutes } from './routes/access.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { catalogueRoutes } from './routes/catalogue.js';
+import { channelCallbackRoutes } from './routes/channel-callback.js';
+import { constraintRoutes } from './routes/constraints.js';
+import { brokeredRoutes } from './routes/brokered.js';
+import { decisionRoutes } from './routes/decision.js';
 import { discoveryRoutes } from './routes/discovery.js';
+import { entitlementRoutes } from './routes/entitlements.js';
+import { grantRoutes } from './routes/grants.js';
 import { healthRoutes } from './routes/health.js';
+import { integrationOpsRoutes } from './routes/integration-ops.js';
+import { managerCardRoutes } from './routes/manager-cards.js';
 import { openApiRoute } from './routes/openapi.js';
+import { receiptRoutes } from './routes/receipts.js';
+import { taskRoutes } from './routes/tasks.js';
 import { packageVersion } from './version.js';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -24,7 +37,24 @@ export interface DaemonOptions {
 
 /** Every route of the daemon, in one table: mounted on the app and described in OpenAPI. */
 export function daemonRoutes(deps: DaemonDeps): AnyRoute[] {
-  const routes: AnyRoute[] = [...healthRoutes(deps), ...discoveryRoutes(deps)];
+  const routes: AnyRoute[] = [
+    ...healthRoutes(deps),
+    ...discoveryRoutes(deps),
+    ...decisionRoutes(deps),
+    ...brokeredRoutes(deps),
+    // Endpoints rule 1: without a document these routes do not exist at all.
+    ...(deps.integration ? integrationOpsRoutes(deps.integration) : []),
+    ...grantRoutes(deps),
+    ...catalogueRoutes(deps),
+    ...taskRoutes(deps),
+    ...constraintRoutes(deps),
+    ...approvalRoutes(deps),
+    ...accessRoutes(deps),
+    ...managerCardRoutes(deps),
+    ...entitlementRoutes(deps),
+    ...channelCallbackRoutes(deps),
+    ...receiptRoutes(deps),
+  ];
   routes.push(openApiRoute(() => routes));
   return routes;
 }
@@ -62,6 +92,9 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
     void reply.header('cache-control', 'no-store');
     void reply.header('x-content-type-options', 'nosniff');
   });
+  app.addHook('onClose', async () => deps.broker.close());
+  // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
     errorHandler(

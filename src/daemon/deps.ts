@@ -1,3 +1,8 @@
+import type { ApprovalChannels } from '../channels/callback.js';
+import type { DecisionRules } from '../core/decision/decide.js';
+import type { Broker } from '../integration/broker.js';
+import type { IntegrationOps } from '../integration/operations.js';
+import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from './auth.js';
 import type { Caller } from './caller.js';
@@ -12,4 +17,12 @@ export interface DaemonDeps {
   /** undefined when ready, else the reason it is not */
   readiness: () => Promise<string | undefined>;
   capabilitiesFor: (caller: Caller) => Promise<z.output<typeof CapabilityEntry>[]>;
+  decisions: DecisionStore;
+  rules: { policy: PolicyResolver; constraints: DecisionRules['constraints'] };
+  /** brokered execution; without a document it refuses every brokered capability at step 7 */
+  broker: Broker;
+  /** the integration-operations routes' work; undefined without a document, and the routes absent */
+  integration?: IntegrationOps;
+  /** the approval-channel callbacks: each channel proves itself, then decides through the store */
+  channels: ApprovalChannels;
 }

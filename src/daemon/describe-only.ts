@@ -13,5 +13,9 @@ export function describeOnlyDeps(): DaemonDeps {
     authMode: 'token',
     readiness: async () => refuse(),
     capabilitiesFor: async () => refuse(),
+    decisions: { decide: async () => refuse() },
+    rules: { policy: { resolve: refuse }, constraints: refuse },
+    broker: new Proxy({}, { get: refuse }) as DaemonDeps['broker'],
+    channels: new Proxy({}, { get: refuse }) as DaemonDeps['channels'],
   };
 }

@@ -19,7 +19,10 @@ function jsonSchema(
   io: 'input' | 'output',
   components?: Components,
 ): Record<string, unknown> {
-  const s = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<
+  const generated = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' });
+  // Named schemas live under components, where every path can refer to them; a named
+  // schema may refer to another, so its own references move too.
+  const s = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<
     string,
     unknown
   >;
@@ -27,11 +30,7 @@ function jsonSchema(
   const defs = s.$defs as Record<string, unknown> | undefined;
   delete s.$defs;
   if (defs) Object.assign(components ?? {}, defs);
-  // Named schemas live under components, where every path can refer to them.
-  return JSON.parse(JSON.stringify(s).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<
-    string,
-    unknown
-  >;
+  return s;
 }
 
 function parameters(
@@ -45,12 +44,13 @@ function parameters(
     required?: string[];
   };
   return Object.entries(s.properties ?? {}).map(([name, prop]) => {
-    const { description, ...rest } = prop;
+    const { description, deprecated, ...rest } = prop;
     return {
       name,
       in: where,
       required: where === 'path' || (s.required ?? []).includes(name),
       ...(description !== undefined ? { description } : {}),
+      ...(deprecated === true ? { deprecated: true } : {}),
       schema: rest,
     };
   });
@@ -97,6 +97,17 @@ export function openApiDocument(
       op.requestBody = {
         required: true,
         content: { 'application/json': { schema: jsonSchema(r.body, 'input', components) } },
+      };
+    }
+    if (r.rawBody) {
+      op.requestBody = {
+        required: true,
+        content: Object.fromEntries(
+          Object.entries(r.rawBody).map(([media, schema]) => [
+            media,
+            { schema: jsonSchema(schema, 'input', components) },
+          ]),
+        ),
       };
     }
     paths[path] = { ...(paths[path] ?? {}), [r.method.toLowerCase()]: op };

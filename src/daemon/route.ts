@@ -19,6 +19,11 @@ export interface RouteSpec<
   tag: string;
   auth: 'none' | 'token';
   body?: B;
+  /**
+   * The body is not parsed: the handler gets its exact bytes as a Buffer (a signature may
+   * cover them), whatever the media type. The map documents each media type accepted.
+   */
+  rawBody?: Record<string, z.ZodType>;
   query?: Q;
   params?: P;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
@@ -94,29 +99,41 @@ function parsePart(where: string, schema: z.ZodType | undefined, value: unknown)
   return r.data;
 }
 
+function toFastify(spec: AnyRoute, authenticate: (request: FastifyRequest) => Promise<Caller>) {
+  return {
+    method: spec.method,
+    url: spec.url,
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const caller = spec.auth === 'token' ? await authenticate(request) : (undefined as unknown as Caller);
+      request.caller = caller;
+      const ctx = {
+        caller,
+        body: spec.rawBody
+          ? ((request.body as Buffer | undefined) ?? Buffer.alloc(0))
+          : parsePart('body', spec.body, request.body),
+        query: parsePart('query', spec.query, request.query),
+        params: parsePart('path', spec.params, request.params),
+        request,
+        reply,
+      };
+      const result = await spec.handler(ctx);
+      return result;
+    },
+  };
+}
+
 export function mountRoutes(
   app: FastifyInstance,
   routes: readonly AnyRoute[],
   authenticate: (request: FastifyRequest) => Promise<Caller>,
 ): void {
-  for (const spec of routes) {
-    app.route({
-      method: spec.method,
-      url: spec.url,
-      handler: async (request, reply) => {
-        const caller = spec.auth === 'token' ? await authenticate(request) : (undefined as unknown as Caller);
-        request.caller = caller;
-        const ctx = {
-          caller,
-          body: parsePart('body', spec.body, request.body),
-          query: parsePart('query', spec.query, request.query),
-          params: parsePart('path', spec.params, request.params),
-          request,
-          reply,
-        };
-        const result = await spec.handler(ctx);
-        return result;
-      },
-    });
-  }
+  for (const spec of routes) if (!spec.rawBody) app.route(toFastify(spec, authenticate));
+  const raw = routes.filter((r) => r.rawBody);
+  if (raw.length === 0) return;
+  // Raw-body routes live in their own scope, so their catch-all parser never touches the JSON routes.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    for (const spec of raw) scope.route(toFastify(spec, authenticate));
+  });
 }

@@ -1,9 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
+import { parseIntegrationDocument } from '../integration/document.js';
+import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
+import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
 import { tlsServerOptions } from '../tls/listener-options.js';
+import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
 import { daemonDeps } from './wiring.js';
@@ -16,13 +20,19 @@ export interface DaemonStartOptions {
   tlsKey?: string;
   clientCa?: string;
   logger?: boolean | Record<string, unknown>;
+  /** Anchor when the oldest unanchored entry is this old (default 5 minutes). */
+  anchorIntervalMs?: number;
+  /** Anchor as soon as this many entries are unanchored (default 10,000). */
+  anchorEntries?: number;
+  /** The integration-operations document (YAML or JSON); without it those routes are absent. */
+  integrationOps?: string;
 }
 
 export interface RunningDaemon {
   url: string;
   app: FastifyInstance;
   store: SqliteStore;
-  /** Stop accepting, let in-flight requests finish, close the store. */
+  /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
   close(): Promise<void>;
 }
 
@@ -59,12 +69,26 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const dir = new DataDir(o.dataDir);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
+  // A bad document stops the start, before anything opens, with every error and its line.
+  const integration =
+    o.integrationOps === undefined
+      ? undefined
+      : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const store = dir.openStore();
-  const deps = daemonDeps(dir, store, { authMode: tls?.clientCa !== undefined ? 'mtls' : 'token' });
+  const keyring = new Keyring(dir, store);
+  const deps = daemonDeps(dir, store, {
+    authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
+    ...(integration ? { integration } : {}),
+  });
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),
     ...(https ? { https } : {}),
   });
+  // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.
+  const interrupted = await store.executions.markInterrupted();
+  if (interrupted > 0) {
+    app.log.warn({ executions: interrupted }, 'interrupted brokered executions recorded as outcome unknown');
+  }
   try {
     await app.listen({ host, port });
   } catch (err) {
@@ -73,6 +97,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       cause: err,
     });
   }
+  const anchors = new AnchorSchedule(
+    { anchors: store.anchors, signer: (t) => keyring.signer(t), clock: () => new Date(), log: app.log },
+    {
+      intervalMs: o.anchorIntervalMs ?? DEFAULT_ANCHOR_INTERVAL_MS,
+      entries: o.anchorEntries ?? DEFAULT_ANCHOR_ENTRIES,
+    },
+  );
+  anchors.start();
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -84,6 +116,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     close: () =>
       (closing ??= (async () => {
         await app.close();
+        await anchors.stop({ flush: true });
         await store.close();
       })()),
   };

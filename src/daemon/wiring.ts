@@ -1,20 +1,38 @@
+import { ApprovalChannels } from '../channels/callback.js';
+import { OpenIdKeys } from '../channels/openid-keys.js';
 import { SvcError } from '../core/errors.js';
 import type { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from './auth.js';
+import { admits } from '../core/constraints.js';
 import type { DaemonDeps } from './deps.js';
+import { HttpConnector } from '../connectors/http.js';
+import { Broker } from '../integration/broker.js';
+import { CredentialResolver } from '../integration/credentials.js';
+import type { IntegrationDocument } from '../integration/document.js';
+import { IntegrationOps } from '../integration/operations.js';
+import { SecretBox } from '../integration/secret-box.js';
+import { Surfaces } from '../integration/surfaces.js';
+import { capabilityEntry } from './routes/catalogue.js';
+import { PolicyCache } from './policy-cache.js';
 
 /** The production dependencies of the daemon over one data dir and store. */
 export function daemonDeps(
   dir: DataDir,
   store: Store,
-  opts: { authMode: AuthMode; clock?: () => Date },
+  opts: { authMode: AuthMode; clock?: () => Date; integration?: IntegrationDocument },
 ): DaemonDeps {
   const keyring = new Keyring(dir, store);
+  const clock = opts.clock ?? (() => new Date());
+  const surfaces = new Surfaces(opts.integration);
+  const credentials = new CredentialResolver(store.secrets, () =>
+    SecretBox.open(dir.root, { create: false }),
+  );
+  const connector = new HttpConnector();
   return {
     store,
-    clock: opts.clock ?? (() => new Date()),
+    clock,
     authMode: opts.authMode,
     readiness: async () => {
       try {
@@ -29,6 +47,12 @@ export function daemonDeps(
       }
       return undefined;
     },
-    capabilitiesFor: async () => [],
+    capabilitiesFor: async (caller) =>
+      (await store.discovery.held(caller.tenantId, caller.actorId, clock())).map(capabilityEntry),
+    decisions: store.decisions,
+    rules: { policy: new PolicyCache(), constraints: admits },
+    broker: new Broker(surfaces, store, credentials, connector),
+    ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
+    channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),
   };
 }

@@ -10,7 +10,6 @@ const HEX_BYTE: readonly string[] = Array.from(
   { length: 256 },
   (_, i) => HEX_DIGITS[i >> 4]! + HEX_DIGITS[i & 15]!,
 );
-const LOWER_HEX = /^(?:[0-9a-f]{2})*$/;
 
 export function encodeHex(bytes: Uint8Array): string {
   let out = '';
@@ -18,15 +17,21 @@ export function encodeHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** The value of a digit already known to be in [0-9a-f]. */
-const nibble = (code: number): number => (code <= 0x39 ? code - 0x30 : code - 0x57);
+/** The value of each lowercase hex digit by its char code; -1 for every other code below 128. */
+const NIBBLE = Int8Array.from({ length: 128 }, (_, code) =>
+  code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1,
+);
+const nibble = (code: number): number => (code < 128 ? NIBBLE[code]! : -1);
 
 /** Lowercase hex only; `undefined` for odd length, upper case or any other character. */
 export function decodeHex(text: string): Uint8Array | undefined {
-  if (!LOWER_HEX.test(text)) return undefined;
+  if (text.length % 2 !== 0) return undefined;
   const out = new Uint8Array(text.length / 2);
   for (let i = 0; i < out.length; i++) {
-    out[i] = (nibble(text.charCodeAt(2 * i)) << 4) | nibble(text.charCodeAt(2 * i + 1));
+    const high = nibble(text.charCodeAt(2 * i));
+    const low = nibble(text.charCodeAt(2 * i + 1));
+    if (high < 0 || low < 0) return undefined;
+    out[i] = (high << 4) | low;
   }
   return out;
 }

@@ -16,14 +16,24 @@ export function emptyTreeHash(sha256: Sha256): Uint8Array {
   return sha256(new Uint8Array(0));
 }
 
+// Reused inputs for the two hashes every appended entry costs; hashing is synchronous and
+// never keeps its input.
+const leafInput = new Uint8Array(33);
+const nodeInput = Uint8Array.of(1, ...new Array<number>(64).fill(0));
+
 /** MTH({d}) = H(0x00 || d). */
 export function leafHash(data: Uint8Array, sha256: Sha256): Uint8Array {
-  return sha256(concatBytes(LEAF_PREFIX, data));
+  if (data.length !== 32) return sha256(concatBytes(LEAF_PREFIX, data));
+  leafInput.set(data, 1);
+  return sha256(leafInput);
 }
 
 /** H(0x01 || left || right). */
 export function nodeHash(left: Uint8Array, right: Uint8Array, sha256: Sha256): Uint8Array {
-  return sha256(concatBytes(NODE_PREFIX, left, right));
+  if (left.length !== 32 || right.length !== 32) return sha256(concatBytes(NODE_PREFIX, left, right));
+  nodeInput.set(left, 1);
+  nodeInput.set(right, 33);
+  return sha256(nodeInput);
 }
 
 /** The largest power of two strictly below n (n >= 2). */

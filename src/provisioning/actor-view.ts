@@ -9,6 +9,8 @@ export interface ActorView {
   manager: string | null;
   cert_subject: string | null;
   display_name: string | null;
+  chat_user_id: string | null;
+  collab_user_id: string | null;
   created_at: string;
 }
 
@@ -21,6 +23,8 @@ export function actorView(a: Actor): ActorView {
     manager: a.managerId,
     cert_subject: a.certSubject === null ? null : a.certSubject.replaceAll('\n', ', '),
     display_name: a.displayName,
+    chat_user_id: a.chatUserId ?? null,
+    collab_user_id: a.collabUserId ?? null,
     created_at: a.createdAt,
   };
 }

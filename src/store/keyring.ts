@@ -2,7 +2,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import { newSigningKey, parseSigningKey } from '../evidence/keys.js';
+import { ed25519Signer } from '../evidence/node-crypto.js';
 import { checkPrivateFileMode, writeSecretFile, type DataDir } from './data-dir.js';
+import type { HeadSigner } from './evidence-ports.js';
 import type { SigningKeyRecord, Store } from './ports.js';
 
 export interface LoadedKey {
@@ -41,6 +43,12 @@ export class Keyring {
     const record = await this.store.keys.active(tenantId);
     if (!record) throw new SvcError('unavailable', `tenant ${tenantId} has no active signing key`);
     return { record, privateKey: this.load(tenantId, record.keyId) };
+  }
+
+  /** Signs tree heads with the tenant's active key; earlier heads keep the id of the key that signed them. */
+  async signer(tenantId: string): Promise<HeadSigner> {
+    const { record, privateKey } = await this.active(tenantId);
+    return { keyId: record.keyId, sign: ed25519Signer(privateKey) };
   }
 
   private load(tenantId: string, keyId: string): KeyObject {

@@ -1,4 +1,11 @@
 import type { Actor } from '../core/actor.js';
+import type { AccessPorts } from './access-ports.js';
+import type { QueryPorts } from './query-ports.js';
+import type { DecisionStore } from './decision-ports.js';
+import type { EffectStore } from './effect-ports.js';
+import type { ExecutionStore, SecretRepo, SurfaceRepo } from './integration-ports.js';
+import type { EvidencePorts } from './evidence-ports.js';
+import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from './registry-ports.js';
 
 /**
  * Store ports. Every method is async so the PostgreSQL adapter fits behind the same
@@ -70,11 +77,24 @@ export interface SigningKeyRepo {
   rotate(next: Omit<SigningKeyRecord, 'status' | 'retiredAt'>): Promise<SigningKeyRecord>;
 }
 
-export interface Store {
+/**
+ * `QueryPorts` (query-ports.ts): tasks, constraints, approvals, receipts and discovery as callers read them;
+ * `AccessPorts` (access-ports.ts): access requests, manager cards, entitlements and approval channels.
+ */
+export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly tenants: TenantRepo;
   readonly actors: ActorRepo;
   readonly tokens: TokenRepo;
   readonly keys: SigningKeyRepo;
+  readonly capabilities: CapabilityRepo;
+  readonly permissions: PermissionRepo;
+  readonly policies: PolicyRepo;
+  readonly tasks: TaskRepo;
+  readonly decisions: DecisionStore;
+  readonly effects: EffectStore;
+  readonly surfaces: SurfaceRepo;
+  readonly executions: ExecutionStore;
+  readonly secrets: SecretRepo;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -4,12 +4,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { brokeredOverhead } from './brokered.mjs';
+import { decisionThroughput } from './decision.mjs';
+import { bin, load, startBare, waitFor } from './harness.mjs';
+import { evidenceBench } from './evidence.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin/run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const only = process.argv[2];
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -35,42 +36,13 @@ function startup() {
   return { bare_ms: bare, svc_ms: svc, ratio: svc / bare };
 }
 
-function waitFor(child, re) {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const onData = (d) => {
-      buf += d.toString();
-      const m = re.exec(buf);
-      if (m) resolve(m[1]);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (c) => reject(new Error(`exited ${c}: ${buf}`)));
-  });
-}
-
-async function load(url, headers) {
-  const r = await autocannon({ url, connections: 32, pipelining: 1, duration: seconds, headers });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99 };
-}
-
 async function authenticatedThroughput() {
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const env = { ...process.env, SVC_HOME: home };
   const init = JSON.parse(
     spawnSync(process.execPath, [bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' }).stdout,
   );
-  const bare = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const s = require('node:http').createServer((q, r) => { r.setHeader('content-type', 'application/json');
-         r.end(JSON.stringify({ tenant_id: 'default', actor_id: 'admin', capabilities: [] })); });
-       s.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + s.address().port));`,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const bare = startBare();
   // Plain HTTP on both sides so the ratio measures the daemon's work, not TLS.
   const daemon = spawn(
     process.execPath,
@@ -80,14 +52,14 @@ async function authenticatedThroughput() {
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
-  daemon.stdout = { on() {} };
   try {
     const bareUrl = await waitFor(bare, /listening on (\S+)/);
     const svcUrl = await waitFor(daemon, /listening on (\S+)/);
-    await load(`${bareUrl}/`, {}); // warm-up
-    const ceiling = await load(`${bareUrl}/`, {});
-    await load(`${svcUrl}/v1/capabilities`, { authorization: `Bearer ${init.admin_token}` });
-    const svc = await load(`${svcUrl}/v1/capabilities`, { authorization: `Bearer ${init.admin_token}` });
+    const headers = { authorization: `Bearer ${init.admin_token}` };
+    await load(`${bareUrl}/`, { seconds: 2 });
+    const ceiling = await load(`${bareUrl}/`, { seconds });
+    await load(`${svcUrl}/v1/capabilities`, { seconds: 2, headers });
+    const svc = await load(`${svcUrl}/v1/capabilities`, { seconds, headers });
     return { ceiling, svc, ratio: svc.rps / ceiling.rps };
   } finally {
     bare.kill('SIGTERM');
@@ -97,12 +69,42 @@ async function authenticatedThroughput() {
   }
 }
 
-const s = startup();
-console.log(
-  `startup: svc --version ${s.svc_ms.toFixed(0)} ms, node -e 0 ${s.bare_ms.toFixed(0)} ms, ratio ${s.ratio.toFixed(2)}x`,
-);
-const t = await authenticatedThroughput();
-console.log(
-  `authenticated GET /v1/capabilities: ${t.svc.rps.toFixed(0)} req/s (p50 ${t.svc.p50_ms} ms, p99 ${t.svc.p99_ms} ms); ` +
-    `bare node:http ${t.ceiling.rps.toFixed(0)} req/s; ratio ${t.ratio.toFixed(2)} of the ceiling`,
-);
+if (!only || only === 'startup') {
+  const s = startup();
+  console.log(
+    `startup: svc --version ${s.svc_ms.toFixed(0)} ms, node -e 0 ${s.bare_ms.toFixed(0)} ms, ratio ${s.ratio.toFixed(2)}x`,
+  );
+}
+if (!only || only === 'auth') {
+  const t = await authenticatedThroughput();
+  console.log(
+    `authenticated GET /v1/capabilities: ${t.svc.rps.toFixed(0)} req/s (p50 ${t.svc.p50_ms} ms, p99 ${t.svc.p99_ms} ms); ` +
+      `bare node:http ${t.ceiling.rps.toFixed(0)} req/s; ratio ${t.ratio.toFixed(2)} of the ceiling`,
+  );
+}
+if (!only || only === 'decision') {
+  const d = await decisionThroughput(seconds);
+  console.log(
+    `allowed POST /v1/action: ${d.peak.rps.toFixed(0)} decisions/s (p50 ${d.peak.p50_ms} ms, p99 ${d.peak.p99_ms} ms at peak); ` +
+      `bare node:http POST ${d.ceiling.rps.toFixed(0)} req/s; ratio ${d.ratio.toFixed(2)} of the ceiling (target 0.25); ` +
+      `at half the peak rate: p50 ${d.half.p50_ms} ms, p99 ${d.half.p99_ms} ms; ${d.decisions} decisions journaled`,
+  );
+}
+if (!only || only === 'brokered') {
+  const b = await brokeredOverhead(seconds);
+  console.log(
+    `allowed POST /v1/brokered (decide, journal, call the provider, journal the outcome): ${b.peak.rps.toFixed(0)} req/s at 32 connections ` +
+      `against ${b.directPeak.rps.toFixed(0)} req/s calling the provider directly, ratio ${b.throughputRatio.toFixed(2)}; ` +
+      `one connection: ${b.brokeredMs.toFixed(2)} ms per brokered call against ${b.directMs.toFixed(2)} ms direct, ` +
+      `${b.latencyRatio.toFixed(1)}x (${(b.brokeredMs - b.directMs).toFixed(2)} ms overhead)`,
+  );
+}
+if (!only || only === 'evidence') {
+  const e = await evidenceBench();
+  console.log(
+    `evidence, ${e.entries} entries (${e.file_mb.toFixed(0)} MB export): sha256sum ${e.sha256sum_s.toFixed(2)} s; ` +
+      `svc export ${e.export_s.toFixed(1)} s, ${e.export_ratio.toFixed(1)}x sha256sum; ` +
+      `svc-verify ${e.verify_s.toFixed(1)} s, ${e.verify_ratio.toFixed(1)}x sha256sum (target 10x), ` +
+      `peak RSS ${e.verify_peak_rss_mib.toFixed(0)} MiB (target 128 MiB)`,
+  );
+}

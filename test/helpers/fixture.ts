@@ -27,7 +27,7 @@ export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixtu
   const now = { value: new Date('2026-06-01T12:00:00.000Z') };
   const init = await initDataDir(tmp.path, { tenantId: 'acme', adminId: 'alice', now: now.value });
   const dir = new DataDir(tmp.path);
-  const store = SqliteStore.open(dir.database);
+  const store = SqliteStore.open(dir.database, { clock: () => now.value });
   await createTenant(dir, store, { tenantId: 'other', adminId: 'olga', now: now.value });
   await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'alice' }, now.value);
   const app = buildDaemon(
@@ -41,7 +41,7 @@ export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixtu
     app,
     adminToken: init.admin_token,
     now,
-    token: async (tenantId, actorId, ttlMs = 86_400_000) =>
+    token: async (tenantId, actorId, ttlMs = 30 * 86_400_000) =>
       (await issueToken(store, { tenantId, actorId, ttlMs, now: now.value })).token,
     close: async () => {
       await app.close();

@@ -16,6 +16,8 @@ export async function call(
     headers?: Record<string, string>;
     method?: 'GET' | 'POST';
     body?: unknown;
+    /** sent exactly as given, for bodies a signature covers; `headers` carries its content-type */
+    rawBody?: string;
   } = {},
 ): Promise<Reply> {
   const dispatcher = new Agent({
@@ -33,6 +35,7 @@ export async function call(
         ...(opts.headers ?? {}),
       },
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      ...(opts.rawBody !== undefined ? { body: opts.rawBody } : {}),
       dispatcher,
     });
     const text = await res.body.text();

@@ -110,4 +110,41 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
     expect(r.statusCode).toBe(503);
     expect(r.json().reason).toMatch(/store/);
   });
+
+  it('refuses a body larger than the limit with 413, before authentication work is wasted on it', async () => {
+    const r = await f.app.inject({
+      method: 'POST',
+      url: '/v1/action',
+      headers: { 'content-type': 'application/json', 'x-svc-token': f.adminToken },
+      payload: JSON.stringify({ intent: 'x'.repeat(300 * 1024) }),
+    });
+    expect(r.statusCode).toBe(413);
+    expect(r.json()).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('refuses malformed JSON and other media types with a coded 400', async () => {
+    const bad = await f.app.inject({
+      method: 'POST',
+      url: '/v1/action',
+      headers: { 'content-type': 'application/json', 'x-svc-token': f.adminToken },
+      payload: '{"a":',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'invalid_request', field: 'body' });
+    const text = await f.app.inject({
+      method: 'POST',
+      url: '/v1/action',
+      headers: { 'content-type': 'text/plain', 'x-svc-token': f.adminToken },
+      payload: 'hi',
+    });
+    expect(text.statusCode).toBe(400);
+    expect(text.json().code).toBe('unsupported_media_type');
+    const proto = await f.app.inject({
+      method: 'POST',
+      url: '/v1/action',
+      headers: { 'content-type': 'application/json', 'x-svc-token': f.adminToken },
+      payload: '{"__proto__": {"x": 1}}',
+    });
+    expect(proto.statusCode).toBe(400);
+  });
 });

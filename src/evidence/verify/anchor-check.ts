@@ -3,7 +3,6 @@ import { decodeBase64, encodeHex, encodeUtf8 } from '../encoding.js';
 import { headPayload } from '../tree-head.js';
 import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
-import type { DecodedLine } from './line-decoder.js';
 import type { VerifierState } from './state.js';
 
 /**
@@ -11,9 +10,7 @@ import type { VerifierState } from './state.js';
  * witness cosignatures are counted and their encodings checked, but not verified: RFC 3161
  * and witness checking come later, so the report never calls them verified.
  */
-export function checkAnchor(state: VerifierState, line: DecodedLine): void {
-  const at = line.number;
-  const anchor = line.value;
+export function checkAnchor(state: VerifierState, at: number, anchor: JsonObject): void {
   state.counts.anchors += 1;
   const head = asObject(anchor.head);
   if (head !== undefined) {

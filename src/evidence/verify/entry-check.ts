@@ -1,25 +1,23 @@
 import { bytesEqual } from '../bytes.js';
 import { chainNext } from '../chain.js';
-import { entryLeaf } from '../entry.js';
-import { asHash, asSafeInteger, asString } from './field-readers.js';
-import type { DecodedLine } from './line-decoder.js';
+import type { EntryFacts } from './entry-facts.js';
 import type { VerifierState } from './state.js';
 
 /** Stand-in for a leaf that is neither recomputable nor written; its entry already failed. */
 const UNKNOWN_LEAF = new Uint8Array(32);
+/** What the redaction tracker sees of an entry without a tombstone. */
+const NO_TOMBSTONE = {};
 
 /**
  * One entry line (§3, §4, §5, §7): tenant, sequence, leaf, chain, then into the tree.
  * The chain and the tree take the recomputed leaf (leaf_i is defined as H(preimage_i));
  * only a redacted entry's leaf is taken as written.
  */
-export function checkEntry(state: VerifierState, line: DecodedLine): void {
+export function checkEntry(state: VerifierState, at: number, facts: EntryFacts): void {
   const { sink } = state;
-  const at = line.number;
-  const entry = line.value;
   state.counts.entries += 1;
 
-  const tenantId = asString(entry.tenant_id);
+  const tenantId = facts.tenantId;
   if (tenantId !== undefined && state.header?.tenantId !== undefined && tenantId !== state.header.tenantId) {
     sink.add(
       'tenant_mismatch',
@@ -28,13 +26,13 @@ export function checkEntry(state: VerifierState, line: DecodedLine): void {
     );
   }
 
-  const sequence = checkSequence(state, at, asSafeInteger(entry.sequence));
-  const role = state.redactions.observe(entry, sequence, at);
+  const sequence = checkSequence(state, at, facts.sequence);
+  const role = state.redactions.observe(facts.tombstoned ?? NO_TOMBSTONE, sequence, at);
 
-  const written = asHash(entry.leaf);
+  const written = facts.leaf;
   let leaf = written;
   if (role !== 'redacted') {
-    const recomputed = recomputeLeaf(state, entry);
+    const recomputed = facts.recomputedLeaf;
     if (recomputed !== undefined && written !== undefined && !bytesEqual(recomputed, written)) {
       sink.add('leaf_mismatch', at, `leaf of entry ${sequence ?? '?'} is not H(preimage)`);
     }
@@ -43,7 +41,7 @@ export function checkEntry(state: VerifierState, line: DecodedLine): void {
   leaf ??= UNKNOWN_LEAF;
   state.frontier.append(leaf);
 
-  const writtenChain = asHash(entry.chain_hash);
+  const writtenChain = facts.chainHash;
   if (state.chain !== undefined) {
     const expected = chainNext(state.chain, leaf, state.crypto.sha256);
     if (writtenChain !== undefined && !bytesEqual(expected, writtenChain)) {
@@ -83,12 +81,4 @@ function checkSequence(state: VerifierState, at: number, sequence: number | unde
   }
   state.nextSequence = sequence + 1;
   return sequence;
-}
-
-function recomputeLeaf(state: VerifierState, entry: object): Uint8Array | undefined {
-  try {
-    return entryLeaf(entry, state.crypto.sha256);
-  } catch {
-    return undefined; // a lone surrogate: the line has no canonical form, already reported
-  }
 }

@@ -73,8 +73,13 @@ export interface Finding {
   message: string;
 }
 
+/** Where a check reports: the verifier's sink, or the list one inspected line carries. */
+export interface FindingCollector {
+  add(code: FindingCode, line: number | null, message: string): void;
+}
+
 /** Collects findings; beyond `max` it only counts, so a hostile file cannot exhaust memory. */
-export class FindingSink {
+export class FindingSink implements FindingCollector {
   readonly findings: Finding[] = [];
   omitted = 0;
 
@@ -83,6 +88,10 @@ export class FindingSink {
   add(code: FindingCode, line: number | null, message: string): void {
     if (this.findings.length < this.max) this.findings.push({ code, line, message });
     else this.omitted += 1;
+  }
+
+  addAll(findings: readonly Finding[]): void {
+    for (const f of findings) this.add(f.code, f.line, f.message);
   }
 
   get total(): number {

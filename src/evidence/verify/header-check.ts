@@ -4,9 +4,8 @@ import { decodeBase64, isWellFormedUnicode } from '../encoding.js';
 import { ed25519PublicKeyProblem } from '../ed25519-public-key.js';
 import { keyIdOf } from '../key-id.js';
 import { logIdFor } from '../log-id.js';
-import { asHash, asObject, asSafeInteger, asString } from './field-readers.js';
+import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
-import type { DecodedLine } from './line-decoder.js';
 import type { VerifierState } from './state.js';
 
 /**
@@ -14,15 +13,13 @@ import type { VerifierState } from './state.js';
  * the log id every signed head must carry; its key must be one the caller trusts; its
  * head is checked against the whole file at the end (checkHeaderHead).
  */
-export function checkHeader(state: VerifierState, line: DecodedLine): void {
+export function checkHeader(state: VerifierState, at: number, header: JsonObject): void {
   const { sink } = state;
-  const at = line.number;
   state.previousKind = 'header';
   if (at !== 1) {
     sink.add('header_misplaced', at, 'a header line after line 1; line 1 is the only header');
     return;
   }
-  const header = line.value;
   const tenantId = asString(header.tenant_id);
   // A lone surrogate has no UTF-8 form to hash; it was reported as lone_surrogate.
   const logId =

@@ -1,5 +1,5 @@
 import { cjson, findCanonicalProblem } from '../cjson.js';
-import type { FindingSink } from './findings.js';
+import type { FindingCollector } from './findings.js';
 import type { RawLine } from './line-reader.js';
 
 /** A line that passed the byte, UTF-8 and JSON rules: its text and its parsed object. */
@@ -7,6 +7,8 @@ export interface DecodedLine {
   number: number;
   text: string;
   value: Record<string, unknown>;
+  /** The text is exactly CJSON(value) (§8). */
+  canonical: boolean;
 }
 
 const BOM = [0xef, 0xbb, 0xbf] as const;
@@ -18,7 +20,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * undefined when the line cannot be read as an object at all. A BOM or a trailing CR is
  * reported and then set aside, so one stray byte yields one finding, not a cascade.
  */
-export function decodeLine(raw: RawLine, sink: FindingSink): DecodedLine | undefined {
+export function decodeLine(raw: RawLine, sink: FindingCollector): DecodedLine | undefined {
   const at = raw.number;
   if (!raw.terminated) sink.add('missing_final_newline', at, 'the last line does not end in \\n');
   if (raw.tooLong) {
@@ -65,12 +67,41 @@ export function decodeLine(raw: RawLine, sink: FindingSink): DecodedLine | undef
     );
     return undefined;
   }
-  checkCanonicalForm(at, text, value, sink);
-  return { number: at, text, value: value as Record<string, unknown> };
+  const canonical = checkCanonicalForm(at, text, value, sink);
+  return { number: at, text, value: value as Record<string, unknown>, canonical };
 }
 
+/** A `\\u` escape of a UTF-16 surrogate: the only way a lone one gets into fatally decoded UTF-8 text. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * The fast proof of §8 for the usual line: JSON.stringify writes numbers and well-formed
+ * strings exactly as RFC 8785 does, so when it reproduces the text and every object's keys
+ * are already in code-unit order, the text is CJSON(value). When this cannot prove it
+ * (integer-like keys, which V8 reorders; surrogate escapes; a real difference), the full
+ * check decides and names the problem.
+ */
+function provablyCanonical(text: string, value: object): boolean {
+  return !SURROGATE_ESCAPE.test(text) && JSON.stringify(value) === text && keysInOrder(value);
+}
+
+function keysInOrder(value: object): boolean {
+  if (Array.isArray(value)) return value.every((item) => !isContainer(item) || keysInOrder(item));
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    const child = (value as Record<string, unknown>)[key];
+    if (isContainer(child) && !keysInOrder(child)) return false;
+  }
+  return true;
+}
+
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
 /** §8: the line must be byte-identical to CJSON(JSON.parse(line)). */
-function checkCanonicalForm(at: number, text: string, value: object, sink: FindingSink): void {
+function checkCanonicalForm(at: number, text: string, value: object, sink: FindingCollector): boolean {
+  if (provablyCanonical(text, value)) return true;
   const problem = findCanonicalProblem(value);
   if (problem?.kind === 'lone_surrogate') {
     sink.add(
@@ -78,7 +109,7 @@ function checkCanonicalForm(at: number, text: string, value: object, sink: Findi
       at,
       `a lone surrogate at ${problem.path || '/'}; the line has no canonical form`,
     );
-    return;
+    return false;
   }
   if (problem) {
     // JSON.parse yields only plain data; the one other way out is a number beyond double range.
@@ -87,10 +118,10 @@ function checkCanonicalForm(at: number, text: string, value: object, sink: Findi
       at,
       `a number at ${problem.path || '/'} is not finite (it overflows a double)`,
     );
-    return;
+    return false;
   }
   const canonical = cjson(value);
-  if (canonical === text) return;
+  if (canonical === text) return true;
   let offset = 0;
   while (offset < text.length && text[offset] === canonical[offset]) offset++;
   sink.add(
@@ -98,4 +129,5 @@ function checkCanonicalForm(at: number, text: string, value: object, sink: Findi
     at,
     `line is not in RFC 8785 canonical form (first difference at character ${offset}: duplicate keys, key order, spacing, escapes or number form)`,
   );
+  return false;
 }

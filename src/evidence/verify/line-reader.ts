@@ -21,8 +21,9 @@ const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 
 /**
- * Split a byte stream into lines on \n without holding more than one line (at most
- * `maxLineBytes`) in memory; a longer line is skipped to its end and reported as too long.
+ * Split a byte stream into lines on \n without holding more than the current chunk and one
+ * line (at most `maxLineBytes`) in memory; a longer line is skipped to its end and reported
+ * as too long.
  * String chunks are encoded as UTF-8 first; bytes are the faithful input.
  */
 export async function* readLines(
@@ -37,7 +38,7 @@ export async function* readLines(
     const tooLong = length > maxLineBytes;
     const line = {
       number: ++number,
-      bytes: tooLong ? new Uint8Array(0) : concatBytes(...parts),
+      bytes: tooLong ? new Uint8Array(0) : parts.length === 1 ? parts[0]! : concatBytes(...parts),
       length,
       terminated,
       tooLong,
@@ -48,15 +49,16 @@ export async function* readLines(
   };
 
   for await (const chunk of source) {
-    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+    // One copy per chunk, and lines as views into it: a producer may reuse its chunk buffer
+    // after we resume it, and copying each line again would double the work.
+    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : new Uint8Array(chunk);
     let start = 0;
     while (start <= bytes.length) {
       const newline = bytes.indexOf(NEWLINE, start);
       const end = newline === -1 ? bytes.length : newline;
       if (end > start) {
         length += end - start;
-        // Copy: a producer may reuse its chunk buffer after we resume it.
-        if (length <= maxLineBytes) parts.push(new Uint8Array(bytes.subarray(start, end)));
+        if (length <= maxLineBytes) parts.push(bytes.subarray(start, end));
         else parts = [];
       }
       if (newline === -1) break;

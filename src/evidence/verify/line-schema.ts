@@ -1,6 +1,6 @@
 import { LINE_KINDS, type LineKind } from '../export-line.js';
 import { validateLineOfKind, type SchemaError } from '../schema-validator.js';
-import type { FindingCode, FindingSink } from './findings.js';
+import type { FindingCode, FindingCollector } from './findings.js';
 import type { DecodedLine } from './line-decoder.js';
 
 /**
@@ -8,19 +8,23 @@ import type { DecodedLine } from './line-decoder.js';
  * failures have their own finding codes because the spec names them: unknown fields
  * (objects are closed), integers beyond 2^53 (§1) and legacy head log ids (§2).
  */
-export function checkLineSchema(line: DecodedLine, sink: FindingSink): LineKind | undefined {
+export function checkLineSchema(
+  line: DecodedLine,
+  sink: FindingCollector,
+): { kind: LineKind | undefined; valid: boolean } {
   const type = line.value.type;
   if (typeof type !== 'string' || !(LINE_KINDS as readonly string[]).includes(type)) {
     const shown = type === undefined ? 'no type' : `type ${JSON.stringify(type)}`;
     sink.add('unknown_type', line.number, `line has ${shown}; expected header, entry or anchor`);
-    return undefined;
+    return { kind: undefined, valid: false };
   }
   const kind = type as LineKind;
-  for (const error of validateLineOfKind(kind, line.value).errors) {
+  const { valid, errors } = validateLineOfKind(kind, line.value);
+  for (const error of errors) {
     const [code, message] = describe(error);
     sink.add(code, line.number, message);
   }
-  return kind;
+  return { kind, valid };
 }
 
 function describe(error: SchemaError): [FindingCode, string] {

@@ -3,9 +3,8 @@ import { checkAnchor } from './anchor-check.js';
 import { checkEntry } from './entry-check.js';
 import { FindingSink } from './findings.js';
 import { checkHeader, checkHeaderHead } from './header-check.js';
-import { decodeLine } from './line-decoder.js';
+import { inspectLine, type InspectedLine } from './line-inspector.js';
 import { readLines, type ExportSource } from './line-reader.js';
-import { checkLineSchema } from './line-schema.js';
 import { buildReport, type VerificationReport } from './report.js';
 import { newVerifierState, type VerifierState } from './state.js';
 import { trustedKeysFrom, type TrustOptions } from './trust.js';
@@ -13,6 +12,40 @@ import { trustedKeysFrom, type TrustOptions } from './trust.js';
 export interface VerifyOptions extends TrustOptions {
   /** Findings kept in the report; more are counted in findingsOmitted. Default 1000. */
   maxFindings?: number;
+}
+
+/**
+ * The cross-line half of verification: takes inspected lines in file order and keeps the
+ * O(log n) state (chain, frontier, sequence, open redaction ranges) between them. The
+ * per-line half (inspectLine) holds no state, so the two meet only through InspectedLine.
+ */
+class ExportVerifier {
+  private readonly state: VerifierState;
+
+  /** Throws when the caller's own options are unusable (no trusted key, a malformed key). */
+  constructor(options: VerifyOptions, crypto: CryptoProvider) {
+    const trustedKeys = trustedKeysFrom(options, crypto.sha256);
+    const sink = new FindingSink(options.maxFindings ?? 1000);
+    this.state = newVerifierState(crypto, trustedKeys, options.requireAnchors === true, sink);
+  }
+
+  consume(line: InspectedLine): void {
+    const { state } = this;
+    state.counts.lines += 1;
+    state.sink.addAll(line.findings);
+    if (line.kind === 'entry' && line.entry !== undefined) checkEntry(state, line.number, line.entry);
+    else if (line.kind === 'header' && line.value !== undefined) checkHeader(state, line.number, line.value);
+    else if (line.kind === 'anchor' && line.value !== undefined) checkAnchor(state, line.number, line.value);
+  }
+
+  finish(): VerificationReport {
+    const { state } = this;
+    checkHeaderPresent(state);
+    checkHeaderHead(state);
+    checkAnchoring(state);
+    state.redactions.finish();
+    return buildReport(state);
+  }
 }
 
 /**
@@ -26,25 +59,9 @@ export async function verifyExport(
   options: VerifyOptions,
   crypto: CryptoProvider,
 ): Promise<VerificationReport> {
-  const trustedKeys = trustedKeysFrom(options, crypto.sha256);
-  const sink = new FindingSink(options.maxFindings ?? 1000);
-  const state = newVerifierState(crypto, trustedKeys, options.requireAnchors === true, sink);
-
-  for await (const raw of readLines(source)) {
-    state.counts.lines += 1;
-    const line = decodeLine(raw, sink);
-    if (line === undefined) continue;
-    const kind = checkLineSchema(line, sink);
-    if (kind === 'header') checkHeader(state, line);
-    else if (kind === 'entry') checkEntry(state, line);
-    else if (kind === 'anchor') checkAnchor(state, line);
-  }
-
-  checkHeaderPresent(state);
-  checkHeaderHead(state);
-  checkAnchoring(state);
-  state.redactions.finish();
-  return buildReport(state);
+  const verifier = new ExportVerifier(options, crypto);
+  for await (const raw of readLines(source)) verifier.consume(inspectLine(raw, crypto.sha256));
+  return verifier.finish();
 }
 
 function checkHeaderPresent(state: VerifierState): void {

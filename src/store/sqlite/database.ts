@@ -66,3 +66,14 @@ export function storeError(err: unknown, what: string): unknown {
   }
   return err;
 }
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** A prepared statement, compiled once per connection: preparing costs more than most queries. */
+export function prep(db: Db, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let s = cache.get(sql);
+  if (!s) cache.set(sql, (s = db.prepare(sql)));
+  return s;
+}

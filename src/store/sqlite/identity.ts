@@ -1,10 +1,10 @@
 import type { Actor, ActorKind, Role } from '../../core/actor.js';
 import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
-import { storeError, type Db } from './database.js';
+import { prep, storeError, type Db } from './database.js';
 import { insertKey } from './keys.js';
 import { insertToken } from './tokens.js';
 
-interface ActorRow {
+export interface ActorRow {
   tenant_id: string;
   id: string;
   kind: ActorKind;
@@ -12,10 +12,13 @@ interface ActorRow {
   manager_id: string | null;
   cert_subject: string | null;
   display_name: string | null;
+  /** added by migration 5 */
+  chat_user_id?: string | null;
+  collab_user_id?: string | null;
   created_at: string;
 }
 
-function toActor(r: ActorRow): Actor {
+export function toActor(r: ActorRow): Actor {
   return {
     tenantId: r.tenant_id,
     id: r.id,
@@ -24,14 +27,18 @@ function toActor(r: ActorRow): Actor {
     managerId: r.manager_id,
     certSubject: r.cert_subject,
     displayName: r.display_name,
+    ...(r.chat_user_id ? { chatUserId: r.chat_user_id } : {}),
+    ...(r.collab_user_id ? { collabUserId: r.collab_user_id } : {}),
     createdAt: r.created_at,
   };
 }
 
 function insertActor(db: Db, a: Actor): void {
-  db.prepare(
-    `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  prep(
+    db,
+    `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, chat_user_id,
+       collab_user_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     a.tenantId,
     a.id,
@@ -40,6 +47,8 @@ function insertActor(db: Db, a: Actor): void {
     a.managerId,
     a.certSubject,
     a.displayName,
+    a.chatUserId ?? null,
+    a.collabUserId ?? null,
     a.createdAt,
   );
 }
@@ -49,9 +58,10 @@ export class SqliteTenants implements TenantRepo {
 
   async create(input: NewTenant): Promise<void> {
     const tx = this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)')
-        .run(input.tenant.id, input.tenant.createdAt);
+      prep(this.db, 'INSERT INTO tenants (id, created_at) VALUES (?, ?)').run(
+        input.tenant.id,
+        input.tenant.createdAt,
+      );
       insertKey(this.db, { ...input.signingKey, status: 'active', retiredAt: null });
       if (input.admin) insertActor(this.db, input.admin);
       if (input.adminToken) insertToken(this.db, input.adminToken);
@@ -64,13 +74,13 @@ export class SqliteTenants implements TenantRepo {
   }
 
   async get(id: string): Promise<Tenant | undefined> {
-    const r = this.db.prepare('SELECT id, created_at FROM tenants WHERE id = ?').get(id) as
+    const r = prep(this.db, 'SELECT id, created_at FROM tenants WHERE id = ?').get(id) as
       { id: string; created_at: string } | undefined;
     return r && { id: r.id, createdAt: r.created_at };
   }
 
   async list(): Promise<Tenant[]> {
-    const rows = this.db.prepare('SELECT id, created_at FROM tenants ORDER BY id').all() as {
+    const rows = prep(this.db, 'SELECT id, created_at FROM tenants ORDER BY id').all() as {
       id: string;
       created_at: string;
     }[];
@@ -86,29 +96,35 @@ export class SqliteActors implements ActorRepo {
       insertActor(this.db, actor);
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
-      const what =
-        code.startsWith('SQLITE_CONSTRAINT_UNIQUE') && actor.certSubject !== null
-          ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
-          : `actor ${actor.id} in tenant ${actor.tenantId}`;
+      const message = (err as Error).message ?? '';
+      const what = !code.startsWith('SQLITE_CONSTRAINT_UNIQUE')
+        ? `actor ${actor.id} in tenant ${actor.tenantId}`
+        : message.includes('chat_user_id')
+          ? `an actor with chat user id ${actor.chatUserId ?? ''} in tenant ${actor.tenantId}`
+          : message.includes('collab_user_id')
+            ? `an actor with collaboration user id ${actor.collabUserId ?? ''} in tenant ${actor.tenantId}`
+            : actor.certSubject !== null
+              ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
+              : `actor ${actor.id} in tenant ${actor.tenantId}`;
       throw storeError(err, what);
     }
   }
 
   async get(tenantId: string, id: string): Promise<Actor | undefined> {
-    const r = this.db.prepare('SELECT * FROM actors WHERE tenant_id = ? AND id = ?').get(tenantId, id) as
+    const r = prep(this.db, 'SELECT * FROM actors WHERE tenant_id = ? AND id = ?').get(tenantId, id) as
       ActorRow | undefined;
     return r && toActor(r);
   }
 
   async list(tenantId: string): Promise<Actor[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM actors WHERE tenant_id = ? ORDER BY id')
-      .all(tenantId) as ActorRow[];
+    const rows = prep(this.db, 'SELECT * FROM actors WHERE tenant_id = ? ORDER BY id').all(
+      tenantId,
+    ) as ActorRow[];
     return rows.map(toActor);
   }
 
   async findByCertSubject(subject: string): Promise<Actor | undefined> {
-    const r = this.db.prepare('SELECT * FROM actors WHERE cert_subject = ?').get(subject) as
+    const r = prep(this.db, 'SELECT * FROM actors WHERE cert_subject = ?').get(subject) as
       ActorRow | undefined;
     return r && toActor(r);
   }

@@ -1,6 +1,6 @@
 import { SvcError } from '../../core/errors.js';
 import type { SigningKeyRecord, SigningKeyRepo } from '../ports.js';
-import { storeError, type Db } from './database.js';
+import { prep, storeError, type Db } from './database.js';
 
 interface KeyRow {
   tenant_id: string;
@@ -25,7 +25,8 @@ function toKey(r: KeyRow): SigningKeyRecord {
 }
 
 export function insertKey(db: Db, k: SigningKeyRecord): void {
-  db.prepare(
+  prep(
+    db,
     `INSERT INTO signing_keys (tenant_id, key_id, public_key, algorithm, status, created_at, retired_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(k.tenantId, k.keyId, k.publicKey, k.algorithm, k.status, k.createdAt, k.retiredAt);
@@ -35,27 +36,27 @@ export class SqliteSigningKeys implements SigningKeyRepo {
   constructor(private readonly db: Db) {}
 
   async active(tenantId: string): Promise<SigningKeyRecord | undefined> {
-    const r = this.db
-      .prepare(`SELECT * FROM signing_keys WHERE tenant_id = ? AND status = 'active'`)
-      .get(tenantId) as KeyRow | undefined;
+    const r = prep(this.db, `SELECT * FROM signing_keys WHERE tenant_id = ? AND status = 'active'`).get(
+      tenantId,
+    ) as KeyRow | undefined;
     return r && toKey(r);
   }
 
   async list(tenantId: string): Promise<SigningKeyRecord[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM signing_keys WHERE tenant_id = ? ORDER BY created_at, key_id')
-      .all(tenantId) as KeyRow[];
+    const rows = prep(
+      this.db,
+      'SELECT * FROM signing_keys WHERE tenant_id = ? ORDER BY created_at, key_id',
+    ).all(tenantId) as KeyRow[];
     return rows.map(toKey);
   }
 
   async rotate(next: Omit<SigningKeyRecord, 'status' | 'retiredAt'>): Promise<SigningKeyRecord> {
     const record: SigningKeyRecord = { ...next, status: 'active', retiredAt: null };
     const tx = this.db.transaction(() => {
-      const retired = this.db
-        .prepare(
-          `UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE tenant_id = ? AND status = 'active'`,
-        )
-        .run(next.createdAt, next.tenantId);
+      const retired = prep(
+        this.db,
+        `UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE tenant_id = ? AND status = 'active'`,
+      ).run(next.createdAt, next.tenantId);
       if (retired.changes !== 1)
         throw new SvcError('not_found', `tenant ${next.tenantId} has no active signing key`);
       insertKey(this.db, record);

@@ -48,4 +48,353 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys(tenant_id) WHERE status = 'active';
   `,
+  // 2: registrations, tasks and budgets, decisions, approvals, grants, and the journal
+  `
+  ALTER TABLE tenants ADD COLUMN approval_tier INTEGER NOT NULL DEFAULT 3;
+  -- bumped in the same transaction as any capability or policy change, so a daemon that
+  -- caches the compiled policy and the verb list knows on the next decision to reload
+  ALTER TABLE tenants ADD COLUMN registry_version INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE capabilities (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    name TEXT NOT NULL,
+    tier INTEGER NOT NULL CHECK (tier BETWEEN 0 AND 9),
+    irreversible INTEGER NOT NULL CHECK (irreversible IN (0, 1)),
+    custody TEXT NOT NULL CHECK (custody IN ('grant', 'brokered', 'pass_through')),
+    actions TEXT NOT NULL,
+    cost_micros INTEGER NOT NULL CHECK (cost_micros >= 0),
+    requestable INTEGER NOT NULL CHECK (requestable IN (0, 1)),
+    approvers TEXT NOT NULL DEFAULT '[]',
+    owners TEXT NOT NULL DEFAULT '[]',
+    surface_id TEXT,
+    operation TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+  ) STRICT;
+
+  CREATE TABLE permissions (
+    tenant_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    granted_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, actor_id, capability),
+    FOREIGN KEY (tenant_id, actor_id) REFERENCES actors(tenant_id, id),
+    FOREIGN KEY (tenant_id, capability) REFERENCES capabilities(tenant_id, name)
+  ) STRICT;
+
+  CREATE TABLE entitlements (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    access_request_id TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    revoked_at TEXT,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE INDEX entitlements_by_actor ON entitlements(tenant_id, actor_id, capability);
+
+  CREATE TABLE policies (
+    tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE tasks (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    id TEXT NOT NULL,
+    title TEXT,
+    sponsor_id TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'active', 'closed')),
+    parent_id TEXT,
+    root_id TEXT NOT NULL,
+    budget_micros INTEGER NOT NULL CHECK (budget_micros >= 0),
+    reserved_micros INTEGER NOT NULL DEFAULT 0 CHECK (reserved_micros >= 0),
+    constraints TEXT,
+    constraints_installed_at TEXT,
+    constraints_installed_by TEXT,
+    created_at TEXT NOT NULL,
+    closed_at TEXT,
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, sponsor_id) REFERENCES actors(tenant_id, id)
+  ) STRICT;
+  CREATE INDEX tasks_by_root ON tasks(tenant_id, root_id);
+
+  CREATE TABLE task_actors (
+    tenant_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, task_id, actor_id),
+    FOREIGN KEY (tenant_id, task_id) REFERENCES tasks(tenant_id, id),
+    FOREIGN KEY (tenant_id, actor_id) REFERENCES actors(tenant_id, id)
+  ) STRICT;
+
+  CREATE TABLE intents (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    action TEXT NOT NULL,
+    route TEXT NOT NULL,
+    request_digest TEXT NOT NULL,
+    request TEXT NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('allowed', 'refused', 'deferred')),
+    code TEXT,
+    reason TEXT,
+    amount_micros INTEGER NOT NULL,
+    grant_id TEXT,
+    approval_id TEXT,
+    receipt_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+
+  CREATE TABLE effect_keys (
+    tenant_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('claimed', 'deferred')),
+    intent_id TEXT NOT NULL,
+    request_digest TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, task_id, step)
+  ) STRICT;
+
+  CREATE TABLE approvals (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    intent_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    action TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    amount_micros INTEGER NOT NULL,
+    request_digest TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'consumed')),
+    decided_by TEXT,
+    decided_at TEXT,
+    channel TEXT,
+    note TEXT,
+    expires_at TEXT NOT NULL,
+    consumed_at TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE INDEX approvals_by_key ON approvals(tenant_id, task_id, step);
+
+  CREATE TABLE grants (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    intent_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    presented_by TEXT,
+    presented_at TEXT,
+    effect_recorded_at TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+
+  CREATE TABLE admissions (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    root_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    intent_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    amount_micros INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE INDEX admissions_by_root ON admissions(tenant_id, root_id);
+
+  CREATE TABLE journal (
+    tenant_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL CHECK (sequence >= 1),
+    kind TEXT NOT NULL,
+    receipt_id TEXT NOT NULL,
+    task_id TEXT,
+    record TEXT NOT NULL,
+    record_hash TEXT NOT NULL,
+    intent_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    tier INTEGER NOT NULL,
+    allowed INTEGER NOT NULL CHECK (allowed IN (0, 1)),
+    grant_id TEXT NOT NULL,
+    amount_micros INTEGER NOT NULL,
+    occurred_at TEXT NOT NULL,
+    linked_at TEXT NOT NULL,
+    tombstone TEXT,
+    leaf TEXT NOT NULL,
+    chain_hash TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, sequence)
+  ) STRICT;
+  CREATE UNIQUE INDEX journal_receipts ON journal(tenant_id, receipt_id);
+  CREATE INDEX journal_by_task ON journal(tenant_id, task_id, sequence);
+
+  CREATE TABLE journal_state (
+    tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+    size INTEGER NOT NULL,
+    chain_hash TEXT NOT NULL,
+    frontier TEXT NOT NULL
+  ) STRICT;
+  `,
+  // 3: signed tree heads. One head per size, never changed: two heads of one log can then
+  // never disagree on the root at a size, and an anchor keeps the key id that signed it.
+  `
+  CREATE TABLE anchors (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    tree_size INTEGER NOT NULL CHECK (tree_size >= 1),
+    root_hash TEXT NOT NULL CHECK (length(root_hash) = 64),
+    signed_at TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    algorithm TEXT NOT NULL CHECK (algorithm = 'ed25519'),
+    PRIMARY KEY (tenant_id, tree_size),
+    FOREIGN KEY (tenant_id, key_id) REFERENCES signing_keys(tenant_id, key_id)
+  ) STRICT;
+  CREATE TRIGGER anchors_no_update BEFORE UPDATE ON anchors
+    BEGIN SELECT RAISE(ABORT, 'a signed tree head is never changed'); END;
+  CREATE TRIGGER anchors_no_delete BEFORE DELETE ON anchors
+    BEGIN SELECT RAISE(ABORT, 'a signed tree head is never deleted'); END;
+  `,
+  // 4: integration operations. Surface state per tenant (rotations, revocations), secrets
+  // sealed under a key kept outside the database, and brokered executions: a 'pending' row
+  // is committed with the allowing decision, before the provider is called, so a crash
+  // mid-call is found at start-up and recorded as outcome unknown, never re-sent.
+  `
+  CREATE TABLE surface_states (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    surface_id TEXT NOT NULL,
+    credential_ref TEXT NOT NULL,
+    retired_refs TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL CHECK (status IN ('active', 'revoked')),
+    rotated_at TEXT,
+    revoked_at TEXT,
+    updated_by TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, surface_id)
+  ) STRICT;
+
+  CREATE TABLE secrets (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    name TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    sealed BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, name)
+  ) STRICT;
+
+  CREATE TABLE executions (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    intent_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    step TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    action TEXT NOT NULL,
+    tier INTEGER NOT NULL,
+    surface_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    credential_ref TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'succeeded', 'failed', 'unknown')),
+    status INTEGER,
+    effect_id TEXT,
+    digest TEXT,
+    receipt_id TEXT,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  -- one execution per intent: with the effect-key claim, one per effect key
+  CREATE UNIQUE INDEX executions_one_per_intent ON executions(tenant_id, intent_id);
+  CREATE INDEX executions_pending ON executions(state) WHERE state = 'pending';
+  `,
+  // 5: access requests and their manager cards, and approval channels. A request is decided
+  // once (the decision and who made it live on the request; each card's state derives from
+  // it); the chat and collaboration user ids that map a channel user to an approver are
+  // exact, registered and unique per tenant; chat signatures seen inside the replay window
+  // are kept here so a replay is refused across restarts and daemon processes.
+  `
+  CREATE TABLE access_requests (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    duration_seconds INTEGER NOT NULL CHECK (duration_seconds > 0),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'revoked')),
+    decision TEXT CHECK (decision IN ('approve', 'deny')),
+    decided_by TEXT,
+    decided_at TEXT,
+    granted_seconds INTEGER,
+    note TEXT,
+    entitlement_id TEXT,
+    revoked_by TEXT,
+    revoked_at TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id),
+    FOREIGN KEY (tenant_id, actor_id) REFERENCES actors(tenant_id, id),
+    FOREIGN KEY (tenant_id, capability) REFERENCES capabilities(tenant_id, name)
+  ) STRICT;
+  CREATE UNIQUE INDEX access_requests_one_pending ON access_requests(tenant_id, actor_id, capability)
+    WHERE status = 'pending';
+
+  CREATE TABLE manager_cards (
+    tenant_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    recipient_id TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('manager', 'owner')),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id),
+    UNIQUE (tenant_id, request_id, recipient_id),
+    FOREIGN KEY (tenant_id, request_id) REFERENCES access_requests(tenant_id, id),
+    FOREIGN KEY (tenant_id, recipient_id) REFERENCES actors(tenant_id, id)
+  ) STRICT;
+  CREATE INDEX manager_cards_by_recipient ON manager_cards(tenant_id, recipient_id, created_at);
+
+  ALTER TABLE entitlements ADD COLUMN revoked_by TEXT;
+  CREATE INDEX entitlements_by_time ON entitlements(tenant_id, created_at, id);
+
+  ALTER TABLE actors ADD COLUMN chat_user_id TEXT;
+  ALTER TABLE actors ADD COLUMN collab_user_id TEXT;
+  CREATE UNIQUE INDEX actors_chat_user ON actors(tenant_id, chat_user_id) WHERE chat_user_id IS NOT NULL;
+  CREATE UNIQUE INDEX actors_collab_user ON actors(tenant_id, collab_user_id) WHERE collab_user_id IS NOT NULL;
+
+  CREATE TABLE approval_channels (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    kind TEXT NOT NULL CHECK (kind IN ('chat', 'collab')),
+    signing_secret_ref TEXT,
+    openid_metadata_url TEXT,
+    app_id TEXT,
+    issuer TEXT,
+    created_at TEXT NOT NULL,
+    CHECK ((kind = 'chat' AND signing_secret_ref IS NOT NULL AND openid_metadata_url IS NULL)
+      OR (kind = 'collab' AND signing_secret_ref IS NULL AND openid_metadata_url IS NOT NULL
+        AND app_id IS NOT NULL AND issuer IS NOT NULL))
+  ) STRICT;
+
+  CREATE TABLE channel_signatures (
+    channel_id TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (channel_id, signature)
+  ) STRICT;
+  CREATE INDEX channel_signatures_expiry ON channel_signatures(expires_at);
+  `,
 ];

@@ -1,7 +1,28 @@
 import type { Store } from '../ports.js';
+import { SqliteAccess } from './access-requests.js';
+import { SqliteAnchors } from './anchors.js';
+import { SqliteApprovals } from './approvals.js';
+import { SqliteCapabilities } from './capabilities.js';
+import { SqliteChannels } from './channels.js';
+import { SqliteConstraints } from './constraints.js';
 import { openDatabase, type Db } from './database.js';
+import { CommitQueue } from './commit-queue.js';
+import { SqliteDecisions } from './decisions.js';
+import { SqliteDiscovery } from './discovery.js';
+import { SqliteEffects } from './effects.js';
+import { SqliteEntitlements } from './entitlements.js';
+import { SqliteExecutions } from './executions.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
+import { SqliteJournalExports } from './journal-export.js';
 import { SqliteSigningKeys } from './keys.js';
+import { SqlitePermissions } from './permissions.js';
+import { SqlitePolicies } from './policies.js';
+import { SqliteRedactions } from './redactions.js';
+import { SqliteReceipts } from './receipts.js';
+import { SqliteSecrets } from './secrets.js';
+import { SqliteSurfaces } from './surfaces.js';
+import { SqliteTaskReads } from './task-reads.js';
+import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 
 export class SqliteStore implements Store {
@@ -9,16 +30,62 @@ export class SqliteStore implements Store {
   readonly actors: SqliteActors;
   readonly tokens: SqliteTokens;
   readonly keys: SqliteSigningKeys;
+  readonly capabilities: SqliteCapabilities;
+  readonly permissions: SqlitePermissions;
+  readonly policies: SqlitePolicies;
+  readonly tasks: SqliteTasks;
+  readonly decisions: SqliteDecisions;
+  readonly effects: SqliteEffects;
+  readonly surfaces: SqliteSurfaces;
+  readonly executions: SqliteExecutions;
+  readonly secrets: SqliteSecrets;
+  readonly taskReads: SqliteTaskReads;
+  readonly constraints: SqliteConstraints;
+  readonly approvals: SqliteApprovals;
+  readonly receipts: SqliteReceipts;
+  readonly discovery: SqliteDiscovery;
+  readonly anchors: SqliteAnchors;
+  readonly journalExports: SqliteJournalExports;
+  readonly redactions: SqliteRedactions;
+  readonly access: SqliteAccess;
+  readonly entitlements: SqliteEntitlements;
+  readonly channels: SqliteChannels;
 
-  private constructor(readonly db: Db) {
+  private constructor(
+    readonly db: Db,
+    clock: () => Date,
+  ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
     this.tokens = new SqliteTokens(db);
     this.keys = new SqliteSigningKeys(db);
+    this.capabilities = new SqliteCapabilities(db);
+    this.permissions = new SqlitePermissions(db);
+    this.policies = new SqlitePolicies(db);
+    this.tasks = new SqliteTasks(db);
+    // One group-commit queue: brokered outcomes and new decisions share each durable commit.
+    const commits = new CommitQueue(db);
+    this.decisions = new SqliteDecisions(db, clock, commits);
+    this.effects = new SqliteEffects(db, clock);
+    this.surfaces = new SqliteSurfaces(db, clock);
+    this.executions = new SqliteExecutions(db, clock, commits);
+    this.secrets = new SqliteSecrets(db);
+    this.taskReads = new SqliteTaskReads(db);
+    this.constraints = new SqliteConstraints(db);
+    this.approvals = new SqliteApprovals(db);
+    this.receipts = new SqliteReceipts(db);
+    this.discovery = new SqliteDiscovery(db);
+    this.anchors = new SqliteAnchors(db);
+    this.journalExports = new SqliteJournalExports(db.name);
+    this.redactions = new SqliteRedactions(db);
+    this.access = new SqliteAccess(db);
+    this.entitlements = new SqliteEntitlements(db);
+    this.channels = new SqliteChannels(db);
   }
 
-  static open(file: string): SqliteStore {
-    return new SqliteStore(openDatabase(file));
+  /** `clock` is what decisions are timed by; tests pass their own. */
+  static open(file: string, opts: { clock?: () => Date } = {}): SqliteStore {
+    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()));
   }
 
   async ping(): Promise<void> {

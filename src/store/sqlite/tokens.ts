@@ -1,5 +1,5 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
-import { storeError, type Db } from './database.js';
+import { prep, storeError, type Db } from './database.js';
 
 interface TokenRow {
   id: string;
@@ -25,7 +25,8 @@ function toSummary(r: Omit<TokenRow, 'secret_hash'>): TokenSummary {
 }
 
 export function insertToken(db: Db, t: TokenRecord): void {
-  db.prepare(
+  prep(
+    db,
     `INSERT INTO tokens (id, tenant_id, actor_id, secret_hash, label, created_at, expires_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
@@ -52,7 +53,7 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async find(id: string): Promise<TokenRecord | undefined> {
-    const r = this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
+    const r = prep(this.db, 'SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
     return r && { ...toSummary(r), secretHash: new Uint8Array(r.secret_hash) };
   }
 
@@ -60,24 +61,24 @@ export class SqliteTokens implements TokenRepo {
     const cols = 'id, tenant_id, actor_id, label, created_at, expires_at, revoked_at';
     const rows = (
       actorId === undefined
-        ? this.db
-            .prepare(`SELECT ${cols} FROM tokens WHERE tenant_id = ? ORDER BY created_at, id`)
-            .all(tenantId)
-        : this.db
-            .prepare(
-              `SELECT ${cols} FROM tokens WHERE tenant_id = ? AND actor_id = ? ORDER BY created_at, id`,
-            )
-            .all(tenantId, actorId)
+        ? prep(this.db, `SELECT ${cols} FROM tokens WHERE tenant_id = ? ORDER BY created_at, id`).all(
+            tenantId,
+          )
+        : prep(
+            this.db,
+            `SELECT ${cols} FROM tokens WHERE tenant_id = ? AND actor_id = ? ORDER BY created_at, id`,
+          ).all(tenantId, actorId)
     ) as Omit<TokenRow, 'secret_hash'>[];
     return rows.map(toSummary);
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
-    const found = this.db.prepare('SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
+    const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
     if (!found) return false;
-    this.db
-      .prepare('UPDATE tokens SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL')
-      .run(at, tenantId, id);
+    prep(
+      this.db,
+      'UPDATE tokens SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
+    ).run(at, tenantId, id);
     return true;
   }
 }

@@ -1,0 +1,24 @@
+import { Flags } from '@oclif/core';
+import { renderCards, type ManagerCard } from '../../src/cli/access.js';
+import { DaemonCommand } from '../../src/cli/daemon-command.js';
+import { CARD_STATUSES } from '../../src/core/access.js';
+
+export default class CardsList extends DaemonCommand {
+  static override summary = 'List your manager cards: the access requests waiting for your decision.';
+  static override examples = [
+    '<%= config.bin %> cards list',
+    '<%= config.bin %> cards list --status approved --json',
+  ];
+  static override flags = {
+    status: Flags.string({ summary: 'Cards in this status (default pending).', options: [...CARD_STATUSES] }),
+  };
+
+  async run(): Promise<ManagerCard[]> {
+    const { flags } = await this.parse(CardsList);
+    const cards = await this.withDaemon(flags, (client) =>
+      client.get<ManagerCard[]>('/v1/manager-cards', { status: flags.status }),
+    );
+    this.log(renderCards(cards));
+    return cards;
+  }
+}

@@ -1,0 +1,60 @@
+import { Flags } from '@oclif/core';
+import cliProgress from 'cli-progress';
+import { DataDirCommand } from '../../src/cli/base-command.js';
+import { SvcError } from '../../src/core/errors.js';
+import { writeAtomically } from '../../src/export/export-file.js';
+import { exportLog, type ExportOptions, type ExportSummary } from '../../src/export/log-export.js';
+import { Keyring } from '../../src/store/keyring.js';
+
+export default class Export extends DataDirCommand {
+  static override summary =
+    "Export a tenant's journal as a signed svc.export/v1 file for offline verification.";
+  static override description =
+    'Streams every entry in sequence order with the stored anchors after their entries, under a tree head signed now over all of them. Memory stays flat whatever the log size. Verify the file with `svc verify FILE --public-key KEY`.';
+  static override examples = [
+    '<%= config.bin %> export --tenant acme --out acme.jsonl',
+    '<%= config.bin %> export --tenant acme | gzip > acme.jsonl.gz',
+  ];
+  static override flags = {
+    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    out: Flags.string({ summary: 'Write the export to this file (default: stdout).' }),
+  };
+
+  async run(): Promise<ExportSummary & { file: string | null }> {
+    const { flags } = await this.parse(Export);
+    if (this.jsonEnabled() && flags.out === undefined) {
+      throw new SvcError('usage', '--json needs --out: without it the export itself is written to stdout');
+    }
+    const bar =
+      process.stderr.isTTY && !this.jsonEnabled()
+        ? new cliProgress.SingleBar({ etaBuffer: 50 }, cliProgress.Presets.shades_classic)
+        : undefined;
+    let started = false;
+    const opts: ExportOptions = {
+      now: () => new Date(),
+      ...(bar
+        ? {
+            onProgress: (done: number, total: number) => {
+              if (!started) bar.start(total, 0);
+              started = true;
+              bar.update(done);
+            },
+          }
+        : {}),
+    };
+    const summary = await this.withStore(flags, (store, dir) => {
+      const keyring = new Keyring(dir, store);
+      if (flags.out === undefined)
+        return exportLog(store, keyring, flags.tenant, process.stdout, { ...opts, keepOpen: true });
+      return writeAtomically(flags.out, (out) => exportLog(store, keyring, flags.tenant, out, opts));
+    }).finally(() => bar?.stop());
+    const anchors = summary.pre_anchor ? 'no anchors yet (pre_anchor)' : `${summary.anchor_count} anchors`;
+    this.note(
+      `Exported ${summary.entry_count} entries of tenant ${summary.tenant_id}, ${anchors}, head signed by ${summary.key_id}${flags.out ? ` to ${flags.out}` : ''}.`,
+    );
+    this.note(
+      `Verify with: svc verify ${flags.out ?? 'FILE'} --public-key <the key from \`svc key show --tenant ${summary.tenant_id}\`>`,
+    );
+    return { ...summary, file: flags.out ?? null };
+  }
+}

@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { SvcError } from '../core/errors.js';
+
+export const DEFAULT_ENDPOINT = 'http://127.0.0.1:8090';
+const TIMEOUT_MS = 30_000;
+
+export interface ClientSettings {
+  /** base URL without a trailing slash */
+  endpoint: string;
+  token: string;
+  /** PEM text of the one certificate to trust for https */
+  ca?: string;
+}
+
+/**
+ * `--endpoint`/`SVC_ENDPOINT`, `SVC_TOKEN` and `--ca-cert`/`SVC_CA_CERT` (DESIGN.md). The
+ * token comes only from the environment, never a flag, so it stays out of shell history
+ * and process listings.
+ */
+export function clientSettings(
+  flags: { endpoint?: string | undefined; 'ca-cert'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): ClientSettings {
+  const raw = flags.endpoint ?? (env.SVC_ENDPOINT || DEFAULT_ENDPOINT);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new SvcError(
+      'usage',
+      `endpoint: expected the daemon's base URL, such as https://127.0.0.1:8090 (got ${raw})`,
+      {
+        field: 'endpoint',
+      },
+    );
+  }
+  const token = env.SVC_TOKEN;
+  if (token === undefined || token.trim() === '') {
+    throw new SvcError(
+      'usage',
+      'SVC_TOKEN is not set: commands that talk to the daemon authenticate with a bearer token',
+      {
+        remedy:
+          'export SVC_TOKEN=<token>; an operator issues one with `svc token issue --tenant <tenant> --actor <you>`',
+      },
+    );
+  }
+  const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined);
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+    } catch (err) {
+      throw new SvcError('usage', `ca-cert: cannot read ${caFile}: ${(err as Error).message}`, {
+        field: 'ca-cert',
+        remedy:
+          'point SVC_CA_CERT or --ca-cert at the deployment certificate (`svc init` prints it as ca_cert)',
+      });
+    }
+  }
+  return { endpoint: url.href.replace(/\/+$/, ''), token: token.trim(), ...(ca !== undefined ? { ca } : {}) };
+}
+
+const STATUS_KIND: Record<number, SvcError['kind']> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  503: 'unavailable',
+};
+
+/** The daemon's coded error back in the coded family: same code, reason and remedy. */
+export function errorFromResponse(status: number, body: unknown): SvcError {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const kind = STATUS_KIND[status] ?? (status >= 400 && status < 500 ? 'invalid_request' : 'internal');
+  const requestId = str(b.request_id);
+  const reason =
+    (str(b.reason) ?? `the daemon answered HTTP ${status}`) +
+    (requestId ? ` (daemon request id ${requestId})` : '');
+  const remedy = str(b.remedy);
+  const field = str(b.field);
+  return new SvcError(kind, reason, {
+    code: str(b.code) ?? kind,
+    ...(remedy !== undefined ? { remedy } : {}),
+    ...(field !== undefined ? { field } : {}),
+  });
+}
+
+const CERT_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
+
+/** A failure to reach the daemon is never an empty answer: it is `unavailable`, saying where. */
+function unreachable(endpoint: string, err: unknown): SvcError {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code ?? '';
+  const detail = e.cause?.message ?? e.message ?? String(err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new SvcError(
+      'unavailable',
+      `the daemon at ${endpoint} did not answer within ${TIMEOUT_MS / 1000}s`,
+      {
+        cause: err,
+        remedy:
+          'the outcome is unknown: read the state back (for example `svc receipts list --task <task>`) before retrying',
+      },
+    );
+  }
+  const tls = CERT_ERRORS.test(code) || CERT_ERRORS.test(detail);
+  return new SvcError('unavailable', `the daemon is not reachable at ${endpoint}: ${detail}`, {
+    cause: err,
+    remedy: tls
+      ? 'trust the deployment certificate: set SVC_CA_CERT (or --ca-cert) to the file `svc init` printed as ca_cert'
+      : 'start it with `svc daemon start`, or point SVC_ENDPOINT (or --endpoint) at where it listens',
+  });
+}
+
+export type Query = Record<string, string | number | undefined>;
+
+/** The CLI's side of the daemon API: one connection pool, JSON in and out, coded errors. */
+export class DaemonClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly settings: ClientSettings) {
+    // With a CA given, exactly that certificate is trusted: the system roots are not consulted.
+    this.agent = new Agent({
+      connect: settings.ca !== undefined ? { ca: settings.ca } : {},
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+    });
+  }
+
+  get<T>(path: string, query: Query = {}): Promise<T> {
+    return this.send<T>('GET', path, query, undefined);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.send<T>('POST', path, {}, body);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private async send<T>(method: 'GET' | 'POST', path: string, query: Query, body: unknown): Promise<T> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params.toString()}` : '';
+    const { endpoint } = this.settings;
+    let status: number;
+    let text: string;
+    try {
+      const res = await request(`${endpoint}${path}${qs}`, {
+        method,
+        dispatcher: this.agent,
+        headers: {
+          authorization: `Bearer ${this.settings.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (err) {
+      throw unreachable(endpoint, err);
+    }
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new SvcError(
+        'internal',
+        `the server at ${endpoint} answered HTTP ${status} with something that is not JSON`,
+        {
+          remedy: 'check that SVC_ENDPOINT points at an svc daemon',
+        },
+      );
+    }
+    if (status < 200 || status > 299) throw errorFromResponse(status, parsed);
+    return parsed as T;
+  }
+}
+
+/** An id as one path segment, whatever it contains. */
+export const segment = (id: string): string => encodeURIComponent(id);
+
+/** Follow `next_cursor` until the last page, or return the one page asked for. */
+export async function pages<T>(
+  fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>,
+  o: { cursor?: string | undefined; all: boolean },
+): Promise<{ items: T[]; next_cursor: string | null }> {
+  let page = await fetchPage(o.cursor);
+  if (!o.all) return page;
+  const items = [...page.items];
+  while (page.next_cursor !== null) {
+    page = await fetchPage(page.next_cursor);
+    items.push(...page.items);
+  }
+  return { items, next_cursor: null };
+}

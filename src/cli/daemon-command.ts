@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { SvcCommand } from './base-command.js';
+import { clientSettings, DaemonClient } from './daemon-client.js';
+
+export const daemonFlags = {
+  endpoint: Flags.string({
+    summary: 'The daemon base URL (default: $SVC_ENDPOINT, else http://127.0.0.1:8090).',
+    helpGroup: 'DAEMON',
+  }),
+  'ca-cert': Flags.string({
+    summary: 'PEM certificate to trust for https, exactly (default: $SVC_CA_CERT).',
+    helpGroup: 'DAEMON',
+  }),
+};
+
+/** Commands that act through a running daemon, authenticated by $SVC_TOKEN. */
+export abstract class DaemonCommand extends SvcCommand {
+  static override baseFlags = { ...daemonFlags };
+
+  /** Connect, run, and always release the connection pool. */
+  protected async withDaemon<T>(
+    flags: { endpoint?: string | undefined; 'ca-cert'?: string | undefined },
+    fn: (client: DaemonClient) => Promise<T>,
+  ): Promise<T> {
+    const client = new DaemonClient(clientSettings(flags, process.env));
+    try {
+      return await fn(client);
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+export const pageFlags = {
+  limit: Flags.integer({ summary: 'Page size, 1 to 200 (default 50).', min: 1, max: 200 }),
+  cursor: Flags.string({ summary: 'Continue from the next_cursor of a previous page.' }),
+  all: Flags.boolean({ summary: 'Follow next_cursor to the last page.', exclusive: ['cursor'] }),
+};

@@ -1,0 +1,263 @@
+import type { ActorKind } from '../actor.js';
+import { fits, microsToDecimal, remaining, shortfall, type Micros } from '../money.js';
+import type { Outcome, RefusalCode } from './outcome.js';
+import type { DecisionRequest } from './request.js';
+import type { DecisionState } from './state.js';
+
+/** What the pure pipeline asks of policy and of execution constraints; both injected. */
+export interface DecisionRules {
+  policy: (q: {
+    actor: { id: string; kind: ActorKind; roles: readonly string[]; manager: string | null };
+    capability: { id: string; tier: number; irreversible: boolean; custody: string };
+    action: string;
+    taskId: string;
+    amountMicros: Micros;
+    route: 'action' | 'brokered';
+    nowEpochS: number;
+  }) => { allow: boolean; noPolicy: boolean; reason?: string; remedy?: string; determining: string[] };
+  constraints: (
+    plan: unknown,
+    usage: { count: number; totalMicros: Micros },
+    q: { capability: string; actorId: string; amountMicros: Micros; now: Date },
+  ) => { ok: true } | { ok: false; reason: string; remedy?: string };
+}
+
+export const APPROVAL_TTL_MS = 24 * 3_600_000;
+
+const usd = (m: Micros) => `${microsToDecimal(m)} USD`;
+
+/**
+ * The decision, in the order of semantics.md. Pure: everything it reads is in `state`,
+ * everything it concludes is in the returned outcome; the store records the outcome and
+ * its journal record in the transaction that loaded the state.
+ */
+export function decide(
+  req: DecisionRequest,
+  s: DecisionState,
+  rules: DecisionRules,
+  mode: 'new' | 'resume',
+): Outcome {
+  // Resume: the deferral must stand, for this route, with the identical body.
+  if (mode === 'resume') {
+    const key = s.effectKey;
+    if (!key || key.state !== 'deferred' || key.route !== req.route) return { kind: 'no_deferral' };
+    if (key.requestDigest !== req.digest) {
+      return {
+        kind: 'conflict',
+        code: 'request_mismatch',
+        reason: 'the body differs from the deferred request; a resume must repeat it exactly',
+        remedy: 'resend the deferred body unchanged (correlation_id and trace_id may differ)',
+        intentId: key.intentId,
+        prior: key.outcome,
+      };
+    }
+  }
+
+  const tier = s.capability?.tier ?? 0;
+  const requested = req.amountMicros ?? s.capability?.costMicros ?? 0n;
+  const refuse = (code: RefusalCode, reason: string, remedy?: string, determining?: string[]): Outcome => ({
+    kind: 'refused',
+    code,
+    reason,
+    ...(remedy !== undefined ? { remedy } : {}),
+    tier,
+    amountMicros: requested,
+    ...(determining ? { determining } : {}),
+  });
+
+  // 3. capability registered, and the verb one it allows
+  const cap = s.capability;
+  if (!cap) {
+    return refuse(
+      'unknown_capability',
+      `capability ${req.capability} is not registered in this tenant`,
+      'see GET /v1/capabilities and GET /v1/catalogue',
+    );
+  }
+  if (!cap.actions.includes(req.action)) {
+    return refuse(
+      'action_not_allowed',
+      `capability ${cap.name} does not allow the action ${req.action}`,
+      `use one of: ${cap.actions.join(', ')}`,
+    );
+  }
+  if (cap.custody === 'brokered' && req.route !== 'brokered') {
+    return refuse(
+      'wrong_route',
+      `capability ${cap.name} is brokered: the daemon executes it`,
+      'send the request to POST /v1/brokered',
+    );
+  }
+  if (cap.custody !== 'brokered' && req.route === 'brokered') {
+    return refuse(
+      'wrong_route',
+      `capability ${cap.name} is not brokered`,
+      'send the request to POST /v1/action',
+    );
+  }
+
+  // 4. task exists, is active, and the caller works on it
+  const task = s.task;
+  if (!task)
+    return refuse(
+      'unknown_task',
+      `task ${req.taskId} does not exist in this tenant`,
+      'ask the task sponsor for a valid task id',
+    );
+  if (task.status !== 'active') {
+    return refuse(
+      'task_not_active',
+      `task ${task.id} is ${task.status}`,
+      task.status === 'draft'
+        ? 'the sponsor activates it by installing its execution constraints'
+        : 'closed tasks take no new actions; use an active task',
+    );
+  }
+  if (task.actors.length > 0 && !task.actors.includes(s.caller.id) && task.sponsorId !== s.caller.id) {
+    return refuse(
+      'task_not_assigned',
+      `${s.caller.id} is not assigned to task ${task.id}`,
+      `ask the sponsor (${task.sponsorId}) to assign it`,
+    );
+  }
+
+  // 5. effect key free (a resume holds its own deferral)
+  if (mode === 'new' && s.effectKey) {
+    const k = s.effectKey;
+    return k.state === 'claimed'
+      ? {
+          kind: 'conflict',
+          code: 'duplicate_effect',
+          reason: `effect key ${req.taskId}/${req.step} is already claimed by intent ${k.intentId} (${k.outcome}); a claim is not proof the effect happened`,
+          remedy:
+            'inspect the original intent through GET /v1/receipts?task_id=…; do not use a new effect key to get past this',
+          intentId: k.intentId,
+          prior: k.outcome,
+        }
+      : {
+          kind: 'conflict',
+          code: 'deferral_pending',
+          reason: `effect key ${req.taskId}/${req.step} has a standing deferral (intent ${k.intentId})`,
+          remedy: `after its condition changes, POST /v1/${k.route === 'brokered' ? 'brokered' : 'action'}/resume with the same body`,
+          intentId: k.intentId,
+          prior: k.outcome,
+        };
+  }
+
+  // 6. a standing permission or an unexpired entitlement
+  if (!s.holds) {
+    return refuse(
+      'not_permitted',
+      `${s.caller.id} holds no permission or entitlement for ${cap.name}`,
+      cap.requestable
+        ? `request access: POST /v1/access-requests with {"capability": "${cap.name}"}`
+        : 'ask an administrator to grant the permission',
+    );
+  }
+
+  // 7. brokered: the surface takes operations
+  if (req.route === 'brokered' && s.surfaceProblem !== undefined) {
+    return refuse(
+      'surface_unavailable',
+      s.surfaceProblem,
+      'ask an administrator about the integration surface',
+    );
+  }
+
+  // 8. the root's execution constraints admit the action
+  if (s.constraints) {
+    const c = s.constraints;
+    const verdict = rules.constraints(
+      c.plan,
+      { count: c.admittedCount, totalMicros: c.admittedMicros },
+      { capability: cap.name, actorId: s.caller.id, amountMicros: requested, now: s.now },
+    );
+    if (!verdict.ok) return refuse('constraints_violation', verdict.reason, verdict.remedy);
+  }
+
+  // 9. policy
+  const p = rules.policy({
+    actor: { id: s.caller.id, kind: s.caller.kind, roles: s.caller.roles, manager: s.caller.managerId },
+    capability: { id: cap.name, tier: cap.tier, irreversible: cap.irreversible, custody: cap.custody },
+    action: req.action,
+    taskId: task.id,
+    amountMicros: requested,
+    route: req.route,
+    nowEpochS: Math.floor(s.now.getTime() / 1000),
+  });
+  if (!p.allow) {
+    return refuse(
+      p.noPolicy ? 'no_policy' : 'policy_denied',
+      p.reason ?? 'the policy does not permit this request',
+      p.remedy,
+      p.determining,
+    );
+  }
+
+  // 10. budget
+  const budget = { limit: task.budgetMicros, reserved: task.reservedMicros };
+  if (!fits(budget, requested)) {
+    const raise = shortfall(budget, requested);
+    return refuse(
+      'budget_exceeded',
+      `task ${task.id} has ${usd(remaining(budget))} left; this action needs ${usd(requested)}`,
+      `raise the budget of task ${task.id} by ${usd(raise)}: svc task budget --tenant ${req.tenantId} --id ${task.id} --set ${microsToDecimal(task.budgetMicros + raise)}`,
+    );
+  }
+
+  // 11. approval for irreversible or high-tier capabilities
+  let consumeApprovalId: string | undefined;
+  if (cap.irreversible || cap.tier >= s.approvalTier) {
+    const why = cap.irreversible
+      ? `${cap.name} is irreversible`
+      : `${cap.name} is tier ${cap.tier}, at or above the approval tier ${s.approvalTier}`;
+    const waitRemedy = `after an approver decides, POST /v1/${req.route}/resume with the same body`;
+    const a = mode === 'resume' ? s.approval : undefined;
+    if (!a) {
+      return {
+        kind: 'deferred',
+        reason: `${why}: an authorized person must approve it`,
+        remedy: waitRemedy,
+        tier,
+        amountMicros: requested,
+        openApproval: true,
+      };
+    }
+    const expired = Date.parse(a.expiresAt) <= s.now.getTime();
+    if (a.status === 'denied') return refuse('approval_denied', `approval ${a.id} was denied`);
+    if ((a.status === 'pending' || a.status === 'approved') && expired) {
+      return refuse(
+        'approval_expired',
+        `approval ${a.id} expired at ${a.expiresAt}`,
+        'send the request again with a new effect_key_step to ask anew',
+      );
+    }
+    if (a.status === 'consumed' || a.requestDigest !== req.digest || a.amountMicros !== requested) {
+      return refuse(
+        'approval_mismatch',
+        `approval ${a.id} does not bind this request (${a.status === 'consumed' ? 'already used' : 'different body or amount'})`,
+      );
+    }
+    if (a.status === 'pending') {
+      return {
+        kind: 'deferred',
+        reason: `${why}: approval ${a.id} is still pending`,
+        remedy: waitRemedy,
+        tier,
+        amountMicros: requested,
+        openApproval: false,
+        approvalId: a.id,
+      };
+    }
+    consumeApprovalId = a.id;
+  }
+
+  // 12. allowed
+  return {
+    kind: 'allowed',
+    tier,
+    amountMicros: requested,
+    determining: p.determining,
+    ...(consumeApprovalId ? { consumeApprovalId } : {}),
+  };
+}

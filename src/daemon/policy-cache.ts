@@ -1,0 +1,59 @@
+import { authorize } from '../policy/authorization.js';
+import { compilePolicySet, type CompiledPolicySet } from '../policy/policy-set.js';
+import { verbsOf } from '../policy/verbs.js';
+import type { DecisionRules } from '../core/decision/decide.js';
+import type { PolicyResolver } from '../store/decision-ports.js';
+
+type PolicyFn = DecisionRules['policy'];
+
+/**
+ * Compiled policy per tenant, keyed by the tenant's registry version (bumped in the same
+ * transaction as every capability or policy change). The version is read inside each
+ * decision's transaction, so a change made by the CLI applies to the very next decision.
+ */
+export class PolicyCache implements PolicyResolver {
+  private readonly byTenant = new Map<string, { version: number; fn: PolicyFn }>();
+
+  resolve(
+    tenantId: string,
+    registryVersion: number,
+    load: () => { text: string | null; verbs: string[] },
+  ): PolicyFn {
+    const hit = this.byTenant.get(tenantId);
+    if (hit && hit.version === registryVersion) return hit.fn;
+    const { text, verbs } = load();
+    const fn = text === null ? this.evaluate(tenantId, null) : this.compile(tenantId, text, verbs);
+    this.byTenant.set(tenantId, { version: registryVersion, fn });
+    return fn;
+  }
+
+  private compile(tenantId: string, text: string, verbs: string[]): PolicyFn {
+    let compiled: CompiledPolicySet;
+    try {
+      compiled = compilePolicySet(text, verbsOf([{ actions: verbs }]));
+    } catch {
+      // A stored text that no longer validates (the registry changed under it) denies: fail closed.
+      return () => ({
+        allow: false,
+        noPolicy: false,
+        reason: 'the tenant policy no longer validates against its registered capabilities',
+        remedy: `check it with svc policy validate --tenant ${tenantId} and install a corrected one`,
+        determining: [],
+      });
+    }
+    return this.evaluate(tenantId, compiled);
+  }
+
+  private evaluate(tenantId: string, compiled: CompiledPolicySet | null): PolicyFn {
+    return (q) => {
+      const d = authorize(compiled, { ...q, tenantId });
+      return {
+        allow: d.decision === 'allow',
+        noPolicy: d.basis === 'no_policy_set',
+        ...(d.reason !== undefined ? { reason: d.reason } : {}),
+        ...(d.remedy !== undefined ? { remedy: d.remedy } : {}),
+        determining: d.determining,
+      };
+    };
+  }
+}

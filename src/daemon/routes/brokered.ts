@@ -1,0 +1,157 @@
+import { SvcError } from '../../core/errors.js';
+import type { ExecutedOutcome } from '../../integration/broker.js';
+import type { SealedReceipt, Sealed } from '../../store/decision-ports.js';
+import type { DaemonDeps } from '../deps.js';
+import { ErrorBodySchema } from '../openapi.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { BrokeredResponse, OutcomeNotRecorded } from '../schemas/brokered.js';
+import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../schemas/decision.js';
+import { checkClaims, decisionBody, decisionStatus, replyDecision } from './decision.js';
+
+function providerView(executionId: string, o: ExecutedOutcome, receipt?: SealedReceipt) {
+  return {
+    execution_id: executionId,
+    outcome: o.outcome,
+    sent: o.sent,
+    status: o.status,
+    effect_id: o.effectId,
+    digest: o.digest,
+    error: o.error,
+    reason: o.reason,
+    ...(o.body !== undefined ? { body: o.body } : {}),
+    ...(receipt
+      ? {
+          receipt: {
+            receipt_id: receipt.receiptId,
+            sequence: receipt.sequence,
+            record_hash: receipt.recordHash,
+            occurred_at: receipt.occurredAt,
+          },
+        }
+      : {}),
+  };
+}
+
+const responses = {
+  200: {
+    description:
+      'allowed and executed: the decision and the provider outcome (succeeded, failed or unknown; see provider.outcome)',
+    schema: BrokeredResponse,
+  },
+  202: {
+    description: 'deferred: nothing executed; resume after the condition changes',
+    schema: BrokeredResponse,
+  },
+  403: {
+    description: 'refused (including surface_unavailable): nothing executed; carries the sealed receipt',
+    schema: BrokeredResponse,
+  },
+  409: {
+    description: 'the effect key is claimed or deferred, or a resume body differs',
+    schema: ConflictResponse,
+  },
+  503: {
+    description:
+      'either nothing was committed or executed, or (code outcome_not_recorded) the provider was called and its outcome could not be recorded: reconcile the named intent',
+    schema: OutcomeNotRecorded,
+  },
+};
+
+/**
+ * POST /v1/brokered and its resume: the decision exactly as on /v1/action, then, only when
+ * it allows, one call to the provider. The intent to execute is committed with the
+ * decision before the call; the outcome is journaled after it.
+ */
+function brokeredRoute(deps: DaemonDeps, mode: 'new' | 'resume', url: string, summary: string): AnyRoute {
+  return defineRoute({
+    method: 'POST',
+    url,
+    summary,
+    tag: 'Decision',
+    auth: 'token',
+    body: ActionRequestBody,
+    responses:
+      mode === 'resume'
+        ? {
+            ...responses,
+            404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
+          }
+        : responses,
+    handler: async ({ caller, body, reply, request }) => {
+      checkClaims(caller, body);
+      const req = toDecisionRequest('brokered', body);
+      const prepared = await deps.broker.prepare(req);
+      if (prepared.diagnostic !== undefined) {
+        request.log.warn(
+          { surface_problem: prepared.diagnostic },
+          'brokered: the surface credential cannot be used',
+        );
+      }
+      let sealed: Sealed;
+      try {
+        sealed = await deps.decisions.decide(req, caller.actor, mode, {
+          ...deps.rules,
+          surface: prepared.check,
+        });
+      } catch (err) {
+        if (err instanceof SvcError) throw err;
+        request.log.error({ err }, 'decision failed before it was sealed');
+        throw new SvcError(
+          'unavailable',
+          'the decision could not be completed safely; nothing was committed or executed',
+          {
+            cause: err,
+            remedy: 'retry with the same body and effect key',
+          },
+        );
+      }
+      if (sealed.kind !== 'sealed') return replyDecision(reply, sealed);
+      const pending = sealed.execution;
+      if (!pending)
+        return reply.status(decisionStatus(sealed)).send({ ...decisionBody(sealed), provider: null });
+
+      const executed = await deps.broker.execute(prepared, pending);
+      let receipt: SealedReceipt;
+      try {
+        receipt = await deps.broker.finish(req.tenantId, pending.executionId, executed);
+      } catch (err) {
+        request.log.error(
+          { err, intent_id: sealed.intentId, execution_id: pending.executionId, outcome: executed.outcome },
+          'the provider outcome could not be recorded',
+        );
+        return reply.status(503).send({
+          code: 'outcome_not_recorded',
+          reason: executed.sent
+            ? `the provider was called but its outcome (${executed.outcome}) could not be recorded: the effect may have happened`
+            : 'the request was not sent to the provider, but that could not be recorded',
+          remedy: `reconcile intent ${sealed.intentId} with the provider and GET /v1/receipts?task_id=${req.taskId}; do not resend with a new effect key`,
+          intent_id: sealed.intentId,
+          execution_id: pending.executionId,
+          executed: executed.sent,
+          provider: providerView(pending.executionId, executed),
+          request_id: request.id,
+        });
+      }
+      return reply
+        .status(200)
+        .send({ ...decisionBody(sealed), provider: providerView(pending.executionId, executed, receipt) });
+    },
+  });
+}
+
+export function brokeredRoutes(deps: DaemonDeps): AnyRoute[] {
+  return [
+    brokeredRoute(
+      deps,
+      'new',
+      '/v1/brokered',
+      'decide and, when allowed, execute through the configured connector',
+    ),
+    brokeredRoute(
+      deps,
+      'resume',
+      '/v1/brokered/resume',
+      'revalidate a deferred brokered action with unchanged body and effect key; execute only if it allows',
+    ),
+  ];
+}

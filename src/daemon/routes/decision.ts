@@ -1,0 +1,188 @@
+import type { FastifyReply } from 'fastify';
+import { SvcError } from '../../core/errors.js';
+import type { Route } from '../../core/decision/request.js';
+import { formatUsd } from '../../core/money.js';
+import type { Sealed } from '../../store/decision-ports.js';
+import type { Caller } from '../caller.js';
+import type { DaemonDeps } from '../deps.js';
+import { ErrorBodySchema } from '../openapi.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import {
+  ActionRequestBody,
+  ConflictResponse,
+  DecisionResponse,
+  toDecisionRequest,
+} from '../schemas/decision.js';
+
+/** Step 1: the body's identity claims must be the caller's own; they never select a tenant. */
+export function checkClaims(caller: Caller, body: { tenant_id: string; actor_id: string }): void {
+  if (body.tenant_id !== caller.tenantId || body.actor_id !== caller.actorId) {
+    const field = body.tenant_id !== caller.tenantId ? 'tenant_id' : 'actor_id';
+    throw new SvcError('forbidden', `${field}: the claim does not match the authenticated caller`, {
+      code: 'claims_mismatch',
+      field,
+      remedy: 'send the tenant_id and actor_id of the credential in use',
+    });
+  }
+}
+
+/** A sealed decision as HTTP: 200 allowed, 202 deferred, 403 refused (with its receipt). */
+export function replyDecision(reply: FastifyReply, s: Sealed) {
+  if (s.kind === 'no_deferral') {
+    throw new SvcError('not_found', 'no standing deferral matches this effect key on this route', {
+      code: 'no_deferral',
+      remedy: 'check task_id and effect_key_step; a deferral resumes on the route it was made on',
+    });
+  }
+  if (s.kind === 'conflict') {
+    return reply
+      .status(409)
+      .send({ code: s.code, reason: s.reason, remedy: s.remedy, intent_id: s.intentId, outcome: s.prior });
+  }
+  return reply.status(decisionStatus(s)).send(decisionBody(s));
+}
+
+type SealedDecision = Extract<Sealed, { kind: 'sealed' }>;
+
+/** 200 allowed, 202 deferred, 403 refused. */
+export const decisionStatus = (s: SealedDecision): number =>
+  s.outcome === 'allowed' ? 200 : s.outcome === 'deferred' ? 202 : 403;
+
+/** The decision-shaped body, shared by the action and brokered routes. */
+export function decisionBody(s: SealedDecision) {
+  const r = s.receipt.record;
+  return {
+    decision: s.outcome,
+    intent_id: s.intentId,
+    ...(s.code !== undefined ? { code: s.code } : {}),
+    ...(s.reason !== undefined ? { reason: s.reason } : {}),
+    ...(s.remedy !== undefined ? { remedy: s.remedy } : {}),
+    amount_usd: formatUsd(s.amountMicros),
+    grant: s.grant
+      ? {
+          grant_id: s.grant.grantId,
+          expires_at: s.grant.expiresAt,
+          capability: r.capability,
+          action: r.action,
+          intent_id: s.intentId,
+          task_id: r.task_id,
+        }
+      : null,
+    approval: s.approval
+      ? {
+          approval_id: s.approval.approvalId,
+          status: s.approval.status,
+          ...(s.approval.expiresAt ? { expires_at: s.approval.expiresAt } : {}),
+        }
+      : null,
+    receipt: {
+      receipt_id: s.receipt.receiptId,
+      sequence: s.receipt.sequence,
+      record_hash: s.receipt.recordHash,
+      occurred_at: s.receipt.occurredAt,
+      intent_id: s.intentId,
+      task_id: r.task_id,
+      capability: r.capability,
+      action: r.action,
+      outcome: s.outcome,
+      code: s.code ?? null,
+      amount_usd: formatUsd(s.amountMicros),
+    },
+  };
+}
+
+const responses = {
+  200: {
+    description: 'allowed: the decision is sealed and, on /v1/action, a grant is minted',
+    schema: DecisionResponse,
+  },
+  202: {
+    description: 'deferred: not authorizing execution; resume after the condition changes',
+    schema: DecisionResponse,
+  },
+  403: {
+    description: 'refused: decision-shaped, carrying the sealed receipt (or claims_mismatch)',
+    schema: DecisionResponse,
+  },
+  409: {
+    description: 'the effect key is claimed or deferred, or a resume body differs',
+    schema: ConflictResponse,
+  },
+  503: { description: 'the decision could not be recorded; nothing was committed', schema: ErrorBodySchema },
+};
+
+export function decisionRoute(
+  deps: DaemonDeps,
+  route: Route,
+  mode: 'new' | 'resume',
+  url: string,
+  summary: string,
+): AnyRoute {
+  return defineRoute({
+    method: 'POST',
+    url,
+    summary,
+    tag: 'Decision',
+    auth: 'token',
+    body: ActionRequestBody,
+    responses:
+      mode === 'resume'
+        ? {
+            ...responses,
+            404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
+          }
+        : responses,
+    handler: async ({ caller, body, reply, request }) => {
+      checkClaims(caller, body);
+      const req = toDecisionRequest(route, body);
+      let sealed: Sealed;
+      try {
+        sealed = await deps.decisions.decide(req, caller.actor, mode, deps.rules);
+      } catch (err) {
+        if (err instanceof SvcError) throw err;
+        // The decision's savepoint rolled back: nothing of it was committed or executed.
+        request.log.error({ err }, 'decision failed before it was sealed');
+        throw new SvcError(
+          'unavailable',
+          'the decision could not be completed safely; nothing was committed or executed',
+          {
+            cause: err,
+            remedy: 'retry with the same body and effect key',
+          },
+        );
+      }
+      return replyDecision(reply, sealed);
+    },
+  });
+}
+
+export function decisionRoutes(deps: DaemonDeps): AnyRoute[] {
+  return [
+    decisionRoute(
+      deps,
+      'action',
+      'new',
+      '/v1/action',
+      'record a decision; mint a grant when allowed; does not execute',
+    ),
+    decisionRoute(
+      deps,
+      'action',
+      'resume',
+      '/v1/action/resume',
+      'revalidate a deferred action decision with unchanged body and effect key; does not execute',
+    ),
+    defineRoute({
+      method: 'POST',
+      url: '/v1/federate',
+      summary:
+        'federated grants: no minting backend is wired in this distribution, so always 403 before any decision runs',
+      tag: 'Decision',
+      auth: 'token',
+      responses: { 403: { description: 'no federated backend', schema: ErrorBodySchema } },
+      handler: async () => {
+        throw new SvcError('forbidden', 'no federated backend', { code: 'no_federated_backend' });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { SvcError } from '../../core/errors.js';
+import type { DaemonDeps } from '../deps.js';
+import { ErrorBodySchema } from '../openapi.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
+import { ReceiptView } from '../schemas/receipt.js';
+import { IdParams } from './tasks.js';
+
+const TaskId = z.string().min(1).max(200);
+const ReceiptQuery = PageQuery.extend({
+  task_id: TaskId.optional().describe(
+    "only this task's receipts: how a client reconciles an unknown outcome",
+  ),
+  work_id: TaskId.optional()
+    .meta({ deprecated: true })
+    .describe('deprecated alias of task_id (the earlier variant)'),
+});
+const SCOPE = 'receipts';
+
+const READERS =
+  'operators, administrators and auditors read every receipt of the tenant; others the receipts they are the actor of and those of tasks they sponsor';
+
+/** Receipts: the published projection of journal records, without the caller's correlation identifiers. */
+export function receiptRoutes(deps: DaemonDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/v1/receipts',
+      summary: `list receipts in journal order; paged; filter task_id; ${READERS}`,
+      tag: 'Evidence',
+      auth: 'token',
+      query: ReceiptQuery,
+      responses: {
+        200: { description: 'a page of receipts', schema: pageOf(ReceiptView) },
+        404: { description: 'task_id names no task of this tenant', schema: ErrorBodySchema },
+      },
+      handler: async ({ caller, query }) => {
+        if (query.task_id !== undefined && query.work_id !== undefined && query.task_id !== query.work_id) {
+          throw new SvcError('invalid_request', 'work_id: a deprecated alias of task_id; send one of them', {
+            field: 'work_id',
+          });
+        }
+        const taskId = query.task_id ?? query.work_id;
+        const after =
+          query.cursor === undefined ? undefined : decodeCursor(query.cursor, z.number().int().min(0), SCOPE);
+        const page = await deps.store.receipts.list(
+          caller.actor,
+          { limit: query.limit, after },
+          taskId !== undefined ? { taskId } : {},
+        );
+        return wirePage(page, SCOPE);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/receipts/:id',
+      summary: `read a receipt; ${READERS}`,
+      tag: 'Evidence',
+      auth: 'token',
+      params: IdParams,
+      responses: {
+        200: { description: 'the receipt', schema: ReceiptView },
+        404: {
+          description: 'no such receipt in this tenant, or not one the caller may read',
+          schema: ErrorBodySchema,
+        },
+      },
+      handler: async ({ caller, params }) => {
+        const receipt = await deps.store.receipts.get(caller.actor, params.id);
+        if (!receipt) throw new SvcError('not_found', `no receipt ${params.id}`);
+        return receipt;
+      },
+    }),
+  ];
+}

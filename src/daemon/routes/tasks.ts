@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { SvcError } from '../../core/errors.js';
+import { formatUsd, remaining } from '../../core/money.js';
+import { TASK_STATUSES } from '../../core/task.js';
+import type { TaskSummary } from '../../store/query-ports.js';
+import type { DaemonDeps } from '../deps.js';
+import { ErrorBodySchema } from '../openapi.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
+import { TaskView } from '../schemas/task.js';
+
+export const IdParams = z.strictObject({ id: z.string().min(1).max(200) });
+const TaskQuery = PageQuery.extend({
+  status: z.enum(TASK_STATUSES).optional().describe('only tasks in this status'),
+});
+const SCOPE = 'tasks';
+
+export function taskView(t: TaskSummary): z.output<typeof TaskView> {
+  return {
+    task_id: t.id,
+    title: t.title,
+    status: t.status,
+    sponsor_id: t.sponsorId,
+    parent_id: t.parentId,
+    root_id: t.rootId,
+    budget_usd: formatUsd(t.budgetMicros),
+    reserved_usd: formatUsd(t.reservedMicros),
+    remaining_usd: formatUsd(remaining({ limit: t.budgetMicros, reserved: t.reservedMicros })),
+    actors: t.actors,
+    constraints_installed: t.constraintsInstalled,
+    created_at: t.createdAt,
+    closed_at: t.closedAt,
+  };
+}
+
+const notFound = (id: string) => new SvcError('not_found', `no task ${id}`);
+
+/**
+ * `GET /v1/task` and `GET /v1/task/{id}`, and the earlier variant's `/v1/work` names as
+ * deprecated aliases with the same answers. Readers: the sponsor, the agents assigned to
+ * the task, and humans with the operator, administrator or auditor role.
+ */
+export function taskRoutes(deps: DaemonDeps): AnyRoute[] {
+  const list = (base: '/v1/task' | '/v1/work') =>
+    defineRoute({
+      method: 'GET',
+      url: base,
+      summary:
+        base === '/v1/task'
+          ? 'list the tasks the caller may read; paged'
+          : 'deprecated alias of GET /v1/task',
+      tag: 'Task',
+      auth: 'token',
+      deprecated: base === '/v1/work',
+      query: TaskQuery,
+      responses: { 200: { description: 'a page of tasks, ordered by id', schema: pageOf(TaskView) } },
+      handler: async ({ caller, query, reply }) => {
+        if (base === '/v1/work') deprecate(reply, '/v1/task');
+        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, z.string(), SCOPE);
+        const page = await deps.store.taskReads.list(
+          caller.actor,
+          { limit: query.limit, after },
+          query.status !== undefined ? { status: query.status } : {},
+        );
+        return wirePage({ items: page.items.map(taskView), next: page.next }, SCOPE);
+      },
+    });
+  const get = (base: '/v1/task' | '/v1/work') =>
+    defineRoute({
+      method: 'GET',
+      url: `${base}/:id`,
+      summary: base === '/v1/task' ? 'read a task' : 'deprecated alias of GET /v1/task/{id}',
+      tag: 'Task',
+      auth: 'token',
+      deprecated: base === '/v1/work',
+      params: IdParams,
+      responses: {
+        200: { description: 'the task', schema: TaskView },
+        404: {
+          description: 'no such task in this tenant, or not one the caller may read',
+          schema: ErrorBodySchema,
+        },
+      },
+      handler: async ({ caller, params, reply }) => {
+        if (base === '/v1/work') deprecate(reply, `/v1/task/${encodeURIComponent(params.id)}`);
+        const task = await deps.store.taskReads.get(caller.actor, params.id);
+        if (!task) throw notFound(params.id);
+        return taskView(task);
+      },
+    });
+  return [list('/v1/task'), get('/v1/task'), list('/v1/work'), get('/v1/work')];
+}
+
+/** Names the successor (RFC 5829), so a client of the earlier variant can find the new route. */
+function deprecate(reply: { header(name: string, value: string): unknown }, successor: string): void {
+  reply.header('link', `<${successor}>; rel="successor-version"`);
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * The published projection of a journal record: intent, effect and effect-id fields; never
+ * the caller's correlation identifiers.
+ */
+export const ReceiptView = z
+  .object({
+    receipt_id: z.string(),
+    sequence: z.number().int().describe('position in the tenant journal'),
+    kind: z.enum([
+      'decision',
+      'observation',
+      'grant_effect',
+      'approval',
+      'execution',
+      'redaction',
+      'integration_op',
+      'access',
+    ]),
+    intent_id: z.string(),
+    task_id: z.string().nullable(),
+    actor_id: z.string(),
+    capability: z.string(),
+    action: z.string().nullable(),
+    intent: z.string().nullable().describe("the caller's short description of the intent"),
+    outcome: z.string().describe('allowed, refused, deferred; for effects: the reported status'),
+    allowed: z.boolean(),
+    code: z.string().nullable(),
+    reason: z.string().nullable(),
+    remedy: z.string().nullable(),
+    amount_usd: z.number().describe('estimate committed at admission, not a settled charge'),
+    grant_id: z.string().nullable(),
+    approval_id: z.string().nullable(),
+    effect: z.record(z.string(), z.unknown()).nullable(),
+    effect_id: z.string().nullable(),
+    observed: z.boolean().describe('true for effects reported by the agent: observed, never enforced'),
+    occurred_at: z.string(),
+    record_hash: z.string(),
+    redacted: z.boolean(),
+  })
+  .meta({ id: 'Receipt' });
+export type ReceiptView = z.output<typeof ReceiptView>;

@@ -1,0 +1,35 @@
+import type { Actor } from '../core/actor.js';
+import type { SealedReceipt } from './decision-ports.js';
+
+/** An effect as the reporter saw it: observed, never enforced. */
+export interface ReportedEffect {
+  status: 'succeeded' | 'failed' | 'unknown';
+  effectId: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface PresentedGrant {
+  grantId: string;
+  intentId: string;
+  actorId: string;
+  capability: string;
+  action: string;
+  taskId: string;
+  expiresAt: string;
+  presentedBy: string;
+  presentedAt: string;
+}
+
+export interface EffectStore {
+  /** Bind a stored grant, once, to the caller presenting it. */
+  presentGrant(tenantId: string, grantId: string, caller: Actor): Promise<PresentedGrant>;
+  /** Journal the observed effect of a grant the caller presented; once per grant. */
+  recordGrantEffect(
+    tenantId: string,
+    grantId: string,
+    caller: Actor,
+    effect: ReportedEffect,
+  ): Promise<SealedReceipt>;
+  /** Journal the effect of a pass_through intent, reported by the actor that was allowed; once per intent. */
+  observe(tenantId: string, intentId: string, caller: Actor, effect: ReportedEffect): Promise<SealedReceipt>;
+}

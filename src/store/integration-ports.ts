@@ -1,0 +1,97 @@
+import type { Actor } from '../core/actor.js';
+import type { SealedReceipt } from './decision-ports.js';
+
+/**
+ * A surface's state in one tenant, once an administrator rotated or revoked it. Until then
+ * there is no row: the document's credential reference applies and the surface is active.
+ */
+export interface SurfaceState {
+  tenantId: string;
+  surfaceId: string;
+  credentialRef: string;
+  /** references this surface moved away from; it never goes back to one */
+  retiredRefs: string[];
+  status: 'active' | 'revoked';
+  rotatedAt: string | null;
+  revokedAt: string | null;
+  updatedBy: string;
+  updatedAt: string;
+}
+
+export interface SurfaceChange {
+  state: SurfaceState;
+  receipt: SealedReceipt;
+}
+
+export interface SurfaceRepo {
+  get(tenantId: string, surfaceId: string): Promise<SurfaceState | undefined>;
+  list(tenantId: string): Promise<SurfaceState[]>;
+  /** Move to `next`, retire the current reference and reactivate, journaled in one transaction. */
+  rotate(
+    tenantId: string,
+    surfaceId: string,
+    o: { documentRef: string; next: string; actor: Actor },
+  ): Promise<SurfaceChange>;
+  /** Withdraw the surface: decisions read the state in their own transaction, so it holds at once. */
+  revoke(
+    tenantId: string,
+    surfaceId: string,
+    o: { documentRef: string; actor: Actor },
+  ): Promise<SurfaceChange>;
+  /** Journal what a connection check answered. */
+  journalCheck(
+    tenantId: string,
+    surfaceId: string,
+    actor: Actor,
+    check: { credentialRef: string; answer: string; reason: string; detail: Record<string, unknown> },
+  ): Promise<SealedReceipt>;
+}
+
+/** What became of a brokered call, as the connector saw it. */
+export interface ExecutionOutcome {
+  outcome: 'succeeded' | 'failed' | 'unknown';
+  sent: boolean;
+  status: number | null;
+  effectId: string | null;
+  digest: string | null;
+  bytes: number;
+  error: string | null;
+  reason: string;
+}
+
+export interface ExecutionStore {
+  /**
+   * Record the provider's outcome of a pending execution, with its journal record. Also
+   * accepted after start-up recovery marked it unknown: the later answer is the better one.
+   */
+  finish(
+    tenantId: string,
+    executionId: string,
+    o: ExecutionOutcome & { sentDigest: string | null },
+  ): Promise<SealedReceipt>;
+  /**
+   * Start-up: every execution still pending was interrupted mid-call. Each becomes
+   * outcome unknown with its journal record; none is ever sent again. Returns how many.
+   */
+  markInterrupted(): Promise<number>;
+}
+
+export interface StoredSecret {
+  name: string;
+  keyId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Sealed secrets (integration/secret-box.ts seals and opens them; the key is never here). */
+export interface SecretRepo {
+  put(
+    tenantId: string,
+    name: string,
+    s: { keyId: string; sealed: Uint8Array },
+    at: string,
+  ): Promise<'created' | 'updated'>;
+  get(tenantId: string, name: string): Promise<{ keyId: string; sealed: Uint8Array } | undefined>;
+  list(tenantId: string): Promise<StoredSecret[]>;
+  delete(tenantId: string, name: string): Promise<boolean>;
+}

@@ -1,0 +1,164 @@
+import type { Actor } from '../core/actor.js';
+import type { ApprovalChannel, ApprovalDecision, ApprovalStatus } from '../core/approval.js';
+import type { Capability } from '../core/capability.js';
+import type { ExecutionPlan } from '../core/constraints.js';
+import type { Micros } from '../core/money.js';
+import type { PublishedReceipt } from '../core/receipt.js';
+import type { Task, TaskStatus } from '../core/task.js';
+
+/**
+ * What callers read back: tasks, execution constraints, approvals, receipts, and what a
+ * caller holds or may request. Every method takes the viewer and answers only inside the
+ * viewer's tenant, narrowed by the read rules of core/readers.ts and core/approval.ts, so a
+ * record of another tenant, or one the viewer may not read, is simply absent. The two
+ * writes here (installing a plan, deciding an approval) sit beside the reads they guard.
+ */
+
+/** Keyset paging: `after` is the key of the previous page's last item. */
+export interface Keyset<K> {
+  limit: number;
+  after?: K | undefined;
+}
+
+export interface KeysetPage<T, K> {
+  items: T[];
+  /** undefined on the last page */
+  next?: K | undefined;
+}
+
+export interface TaskSummary extends Task {
+  constraintsInstalled: boolean;
+}
+
+export interface TaskReads {
+  /** ordered by id */
+  list(
+    viewer: Actor,
+    page: Keyset<string>,
+    filter: { status?: TaskStatus },
+  ): Promise<KeysetPage<TaskSummary, string>>;
+  get(viewer: Actor, id: string): Promise<TaskSummary | undefined>;
+}
+
+export interface AdmissionRecord {
+  /** the reservation id */
+  id: string;
+  rootId: string;
+  taskId: string;
+  intentId: string;
+  actorId: string;
+  capability: string;
+  amountMicros: Micros;
+  createdAt: string;
+}
+
+export type AdmissionLedger =
+  | { visibility: 'full'; admissions: AdmissionRecord[]; count: number; totalMicros: Micros }
+  | { visibility: 'own'; reservationIds: string[] };
+
+export interface ConstraintProfile {
+  taskId: string;
+  rootId: string;
+  rootSponsorId: string;
+  plan: ExecutionPlan | null;
+  installedAt: string | null;
+  installedBy: string | null;
+  ledger: AdmissionLedger;
+}
+
+export interface ExecutionConstraints {
+  /** the profile of the task's root, as the viewer may see it */
+  profile(viewer: Actor, taskId: string): Promise<ConstraintProfile | undefined>;
+  /**
+   * Install the immutable plan on an unused draft root and activate it, in one transaction;
+   * refused (403/409) unless the installer is the registered human sponsor and the root is
+   * still draft, unconstrained and without admissions.
+   */
+  install(installer: Actor, taskId: string, plan: ExecutionPlan, at: Date): Promise<ConstraintProfile>;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  /** `expired` computed at read time */
+  status: ApprovalStatus;
+  intentId: string;
+  taskId: string;
+  step: string;
+  capability: string;
+  action: string;
+  requesterId: string;
+  amountMicros: Micros;
+  requestDigest: string;
+  /** the requester's short description, when the intent carries one */
+  intent: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  channel: string | null;
+  note: string | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export interface ApprovalKey {
+  createdAt: string;
+  id: string;
+}
+
+export interface ApprovalDecisionInput {
+  tenantId: string;
+  approvalId: string;
+  /** a registered actor of the tenant, resolved by the channel (credential, chat user id, …) */
+  deciderId: string;
+  decision: ApprovalDecision;
+  note: string | null;
+  channel: ApprovalChannel;
+  at: Date;
+}
+
+export interface DecidedApproval {
+  approval: ApprovalRecord;
+  receiptId: string;
+  sequence: number;
+}
+
+export interface Approvals {
+  /** oldest first */
+  list(
+    viewer: Actor,
+    page: Keyset<ApprovalKey>,
+    filter: { status?: ApprovalStatus },
+    now: Date,
+  ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>>;
+  get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined>;
+  /**
+   * Decide an approval and journal the decision in one write transaction, under the rules
+   * of core/approval.ts `decisionRefusal`; the first decision wins. Every channel (API,
+   * console, chat and collaboration callbacks) goes through here.
+   */
+  decide(input: ApprovalDecisionInput): Promise<DecidedApproval>;
+}
+
+export interface Receipts {
+  /** in journal order; a task filter naming no task of the tenant is `not_found` */
+  list(
+    viewer: Actor,
+    page: Keyset<number>,
+    filter: { taskId?: string },
+  ): Promise<KeysetPage<PublishedReceipt, number>>;
+  get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined>;
+}
+
+export interface Discovery {
+  /** capabilities the actor holds by a standing permission or a live entitlement */
+  held(tenantId: string, actorId: string, now: Date): Promise<Capability[]>;
+  /** requestable capabilities the actor does not hold */
+  catalogue(tenantId: string, actorId: string, now: Date): Promise<Capability[]>;
+}
+
+export interface QueryPorts {
+  readonly taskReads: TaskReads;
+  readonly constraints: ExecutionConstraints;
+  readonly approvals: Approvals;
+  readonly receipts: Receipts;
+  readonly discovery: Discovery;
+}

@@ -1,0 +1,249 @@
+import type { Actor } from '../../core/actor.js';
+import {
+  decisionRefusal,
+  effectiveStatus,
+  readsAllApprovals,
+  readsApproval,
+  type ApprovalFacts,
+  type ApprovalStatus,
+  type StoredApprovalStatus,
+} from '../../core/approval.js';
+import { SvcError } from '../../core/errors.js';
+import { randomId } from '../../core/ids.js';
+import type {
+  ApprovalDecisionInput,
+  ApprovalKey,
+  ApprovalRecord,
+  Approvals,
+  DecidedApproval,
+  Keyset,
+  KeysetPage,
+} from '../query-ports.js';
+import { storeError, type Db } from './database.js';
+import { toActor, type ActorRow } from './identity.js';
+import { JournalWriter } from './journal.js';
+
+interface ApprovalRow {
+  id: string;
+  status: StoredApprovalStatus;
+  intent_id: string;
+  task_id: string;
+  step: string;
+  capability: string;
+  action: string;
+  requester_id: string;
+  amount_micros: bigint;
+  request_digest: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  channel: string | null;
+  note: string | null;
+  expires_at: string;
+  created_at: string;
+  /** the intent's description, from the journal record of its latest decision */
+  intent: string | null;
+  /** the capability's named approvers (JSON array); null when it is no longer registered */
+  approvers: string | null;
+  tier: bigint | null;
+}
+
+// The intent text lives in the journal record the decision sealed; a redacted record shows none.
+const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+    a.amount_micros, a.request_digest, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
+    (SELECT json_extract(j.record, '$.intent') FROM intents i JOIN journal j
+       ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id AND j.tombstone IS NULL
+     WHERE i.tenant_id = a.tenant_id AND i.id = a.intent_id) AS intent,
+    c.approvers, c.tier
+  FROM approvals a LEFT JOIN capabilities c ON c.tenant_id = a.tenant_id AND c.name = a.capability`;
+
+interface PageParams {
+  tenant: string;
+  all: number;
+  viewer: string;
+  status: string | null;
+  now: string;
+  after_created: string | null;
+  after_id: string | null;
+  limit: number;
+}
+
+const facts = (r: ApprovalRow): ApprovalFacts => ({
+  id: r.id,
+  status: r.status,
+  requesterId: r.requester_id,
+  capability: r.capability,
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at,
+  expiresAt: r.expires_at,
+});
+
+const namedApprovers = (r: ApprovalRow): string[] =>
+  r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
+
+function toRecord(r: ApprovalRow, now: Date): ApprovalRecord {
+  return {
+    id: r.id,
+    status: effectiveStatus(facts(r), now),
+    intentId: r.intent_id,
+    taskId: r.task_id,
+    step: r.step,
+    capability: r.capability,
+    action: r.action,
+    requesterId: r.requester_id,
+    amountMicros: r.amount_micros,
+    requestDigest: r.request_digest,
+    intent: typeof r.intent === 'string' ? r.intent : null,
+    decidedBy: r.decided_by,
+    decidedAt: r.decided_at,
+    channel: r.channel,
+    note: r.note,
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+  };
+}
+
+export class SqliteApprovals implements Approvals {
+  private readonly journal: JournalWriter;
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.journal = new JournalWriter(db);
+    this.q = {
+      one: db
+        .prepare<[string, string], ApprovalRow>(`${SELECT} WHERE a.tenant_id = ? AND a.id = ?`)
+        .safeIntegers(true),
+      // `expired` is not stored: pending and approved rows past their expiry answer as expired.
+      page: db
+        .prepare<[PageParams], ApprovalRow>(
+          `${SELECT} WHERE a.tenant_id = @tenant
+             AND (@all = 1 OR a.requester_id = @viewer OR EXISTS (SELECT 1 FROM json_each(c.approvers) n
+               WHERE n.value = @viewer))
+             AND (@status IS NULL
+               OR (@status = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= @now)
+               OR (@status IN ('pending', 'approved') AND a.status = @status AND a.expires_at > @now)
+               OR (@status IN ('denied', 'consumed') AND a.status = @status))
+             AND (@after_created IS NULL OR (a.created_at, a.id) > (@after_created, @after_id))
+           ORDER BY a.created_at, a.id LIMIT @limit`,
+        )
+        .safeIntegers(true),
+      actor: db.prepare<[string, string], ActorRow>('SELECT * FROM actors WHERE tenant_id = ? AND id = ?'),
+      decide: db.prepare<
+        [StoredApprovalStatus, string, string, string, string | null, string, string, string]
+      >(
+        `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, channel = ?, note = ?
+         WHERE tenant_id = ? AND id = ? AND status = 'pending' AND expires_at > ?`,
+      ),
+    };
+  }
+
+  async list(
+    viewer: Actor,
+    page: Keyset<ApprovalKey>,
+    filter: { status?: ApprovalStatus },
+    now: Date,
+  ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>> {
+    const rows = this.q.page.all({
+      tenant: viewer.tenantId,
+      all: readsAllApprovals(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      status: filter.status ?? null,
+      now: now.toISOString(),
+      after_created: page.after?.createdAt ?? null,
+      after_id: page.after?.id ?? null,
+      limit: page.limit + 1,
+    });
+    const items = rows.slice(0, page.limit).map((r) => toRecord(r, now));
+    const last = items.at(-1);
+    return {
+      items,
+      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+    };
+  }
+
+  async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
+    const row = this.q.one.get(viewer.tenantId, id);
+    return row && readsApproval(viewer, facts(row), namedApprovers(row)) ? toRecord(row, now) : undefined;
+  }
+
+  async decide(input: ApprovalDecisionInput): Promise<DecidedApproval> {
+    const { tenantId, approvalId } = input;
+    const at = input.at.toISOString();
+    const tx = this.db.transaction((): DecidedApproval => {
+      const row = this.q.one.get(tenantId, approvalId);
+      if (!row) throw new SvcError('not_found', `no approval ${approvalId}`);
+      const deciderRow = this.q.actor.get(tenantId, input.deciderId);
+      if (!deciderRow) {
+        throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`, {
+          code: 'not_an_approver',
+        });
+      }
+      const decider = toActor(deciderRow);
+      const refusal = decisionRefusal(facts(row), decider, namedApprovers(row), input.at);
+      if (refusal) throw refusal;
+      if (row.tier === null) {
+        throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
+          code: 'unknown_capability',
+        });
+      }
+      const status = input.decision === 'approve' ? 'approved' : 'denied';
+      const changed = this.q.decide.run(
+        status,
+        decider.id,
+        at,
+        input.channel,
+        input.note,
+        tenantId,
+        approvalId,
+        at,
+      ).changes;
+      // decisionRefusal saw it pending and unexpired under this same write lock.
+      if (changed !== 1) throw new Error('the approval changed under the write lock');
+      const receiptId = randomId('rcp');
+      const appended = this.journal.append(
+        {
+          tenantId,
+          kind: 'approval',
+          receiptId,
+          taskId: row.task_id,
+          intentId: row.intent_id,
+          actorId: decider.id,
+          capability: row.capability,
+          tier: Number(row.tier),
+          allowed: input.decision === 'approve',
+          grantId: '',
+          amountMicros: 0n,
+          occurredAt: at,
+          record: {
+            v: 1,
+            kind: 'approval',
+            receipt_id: receiptId,
+            intent_id: row.intent_id,
+            tenant_id: tenantId,
+            actor_id: decider.id,
+            task_id: row.task_id,
+            effect_key_step: row.step,
+            capability: row.capability,
+            action: row.action,
+            tier: Number(row.tier),
+            approval_id: row.id,
+            requester_id: row.requester_id,
+            decision: input.decision,
+            outcome: status,
+            allowed: input.decision === 'approve',
+            note: input.note,
+            channel: input.channel,
+            occurred_at: at,
+          },
+        },
+        at,
+      );
+      const after = this.q.one.get(tenantId, approvalId)!;
+      return { approval: toRecord(after, input.at), receiptId, sequence: appended.sequence };
+    });
+    try {
+      return tx.immediate();
+    } catch (err) {
+      throw storeError(err, `approval ${approvalId}`);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import {
+  entitlementRevokeRefusal,
+  entitlementStatus,
+  readsAllAccess,
+  readsEntitlement,
+  type EntitlementFacts,
+  type EntitlementStatus,
+} from '../../core/access.js';
+import type { Actor } from '../../core/actor.js';
+import { SvcError } from '../../core/errors.js';
+import type { AccessReceipt, EntitlementKey, EntitlementRecord, EntitlementStore } from '../access-ports.js';
+import type { Keyset, KeysetPage } from '../query-ports.js';
+import { appendAccessRecord } from './access-journal.js';
+import { prep, storeError, type Db } from './database.js';
+import { JournalWriter } from './journal.js';
+
+interface EntitlementRow {
+  tenant_id: string;
+  id: string;
+  actor_id: string;
+  capability: string;
+  access_request_id: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  granted_by: string | null;
+  /** the holder's accountable manager */
+  manager_id: string | null;
+  /** the capability's owners as registered now (JSON array) */
+  owners: string | null;
+  tier: number | null;
+}
+
+const SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier
+  FROM entitlements e
+  LEFT JOIN access_requests r ON r.tenant_id = e.tenant_id AND r.id = e.access_request_id
+  LEFT JOIN actors a ON a.tenant_id = e.tenant_id AND a.id = e.actor_id
+  LEFT JOIN capabilities c ON c.tenant_id = e.tenant_id AND c.name = e.capability`;
+
+interface PageParams {
+  tenant: string;
+  all: number;
+  viewer: string;
+  actor: string | null;
+  status: string | null;
+  now: string;
+  after_created: string | null;
+  after_id: string | null;
+  limit: number;
+}
+
+const facts = (r: EntitlementRow): EntitlementFacts => ({
+  id: r.id,
+  holderId: r.actor_id,
+  capability: r.capability,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+/** The holder's manager and the capability's owners: they oversee the entitlement. */
+const overseers = (r: EntitlementRow): string[] => [
+  ...(r.manager_id !== null ? [r.manager_id] : []),
+  ...(r.owners === null ? [] : (JSON.parse(r.owners) as string[])),
+];
+
+function toRecord(r: EntitlementRow, now: Date): EntitlementRecord {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    actorId: r.actor_id,
+    capability: r.capability,
+    accessRequestId: r.access_request_id,
+    grantedBy: r.granted_by,
+    status: entitlementStatus({ expiresAt: r.expires_at, revokedAt: r.revoked_at }, now),
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
+    revokedBy: r.revoked_by,
+  };
+}
+
+/** One entitlement as stored, without a read check: for the store's own writes. */
+export function entitlementById(
+  db: Db,
+  tenantId: string,
+  id: string,
+  now: Date,
+): EntitlementRecord | undefined {
+  const row = prep(db, `${SELECT} WHERE e.tenant_id = ? AND e.id = ?`).get(tenantId, id) as
+    EntitlementRow | undefined;
+  return row && toRecord(row, now);
+}
+
+export class SqliteEntitlements implements EntitlementStore {
+  private readonly journal: JournalWriter;
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.journal = new JournalWriter(db);
+    this.q = {
+      one: db.prepare<[string, string], EntitlementRow>(`${SELECT} WHERE e.tenant_id = ? AND e.id = ?`),
+      page: db.prepare<[PageParams], EntitlementRow>(
+        `${SELECT} WHERE e.tenant_id = @tenant
+           AND (@all = 1 OR e.actor_id = @viewer OR a.manager_id = @viewer
+             OR EXISTS (SELECT 1 FROM json_each(c.owners) o WHERE o.value = @viewer))
+           AND (@actor IS NULL OR e.actor_id = @actor)
+           AND (@status IS NULL
+             OR (@status = 'revoked' AND e.revoked_at IS NOT NULL)
+             OR (@status = 'expired' AND e.revoked_at IS NULL AND e.expires_at <= @now)
+             OR (@status = 'active' AND e.revoked_at IS NULL AND e.expires_at > @now))
+           AND (@after_created IS NULL OR (e.created_at, e.id) > (@after_created, @after_id))
+         ORDER BY e.created_at, e.id LIMIT @limit`,
+      ),
+      revoke: db.prepare(
+        'UPDATE entitlements SET revoked_at = ?, revoked_by = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
+      ),
+      revokeRequest: db.prepare(
+        `UPDATE access_requests SET status = 'revoked', revoked_by = ?, revoked_at = ?
+         WHERE tenant_id = ? AND id = ? AND status = 'approved'`,
+      ),
+    };
+  }
+
+  async list(
+    viewer: Actor,
+    page: Keyset<EntitlementKey>,
+    filter: { status?: EntitlementStatus; actorId?: string },
+    now: Date,
+  ): Promise<KeysetPage<EntitlementRecord, EntitlementKey>> {
+    const rows = this.q.page.all({
+      tenant: viewer.tenantId,
+      all: readsAllAccess(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      actor: filter.actorId ?? null,
+      status: filter.status ?? null,
+      now: now.toISOString(),
+      after_created: page.after?.createdAt ?? null,
+      after_id: page.after?.id ?? null,
+      limit: page.limit + 1,
+    });
+    const items = rows.slice(0, page.limit).map((r) => toRecord(r, now));
+    const last = items.at(-1);
+    return {
+      items,
+      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
+    };
+  }
+
+  async get(viewer: Actor, id: string, now: Date): Promise<EntitlementRecord | undefined> {
+    const row = this.q.one.get(viewer.tenantId, id);
+    return row && readsEntitlement(viewer, facts(row), overseers(row)) ? toRecord(row, now) : undefined;
+  }
+
+  async revoke(
+    viewer: Actor,
+    id: string,
+    note: string | null,
+    at: Date,
+  ): Promise<{ entitlement: EntitlementRecord; receipt: AccessReceipt }> {
+    const when = at.toISOString();
+    const tx = this.db.transaction(() => {
+      const row = this.q.one.get(viewer.tenantId, id);
+      if (!row) throw new SvcError('not_found', `no entitlement ${id}`);
+      const refusal = entitlementRevokeRefusal(facts(row), viewer, overseers(row), at);
+      if (refusal) throw refusal;
+      this.q.revoke.run(when, viewer.id, viewer.tenantId, id);
+      if (row.access_request_id !== null) {
+        this.q.revokeRequest.run(viewer.id, when, viewer.tenantId, row.access_request_id);
+      }
+      const receipt = appendAccessRecord(this.journal, {
+        tenantId: viewer.tenantId,
+        step: 'entitlement_revoked',
+        actorId: viewer.id,
+        subjectId: row.access_request_id ?? row.id,
+        capability: row.capability,
+        tier: row.tier ?? 0,
+        at: when,
+        fields: {
+          entitlement_id: row.id,
+          access_request_id: row.access_request_id,
+          holder_id: row.actor_id,
+          expires_at: row.expires_at,
+          note,
+        },
+      });
+      return { entitlement: toRecord(this.q.one.get(viewer.tenantId, id)!, at), receipt };
+    });
+    try {
+      return tx.immediate();
+    } catch (err) {
+      throw storeError(err, `entitlement ${id}`);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { Actor } from '../../core/actor.js';
+import { SvcError } from '../../core/errors.js';
+import { readsWholeTenant } from '../../core/readers.js';
+import { publishReceipt, type PublishedReceipt } from '../../core/receipt.js';
+import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
+import type { Db } from './database.js';
+
+interface JournalSelectRow {
+  receipt_id: string;
+  sequence: bigint;
+  kind: string;
+  task_id: string | null;
+  intent_id: string;
+  actor_id: string;
+  capability: string;
+  allowed: bigint;
+  grant_id: string;
+  amount_micros: bigint;
+  occurred_at: string;
+  record_hash: string;
+  record: string;
+  tombstone: string | null;
+}
+
+interface PageParams {
+  tenant: string;
+  all: number;
+  viewer: string;
+  task: string | null;
+  after: number | null;
+  limit: number;
+}
+
+const COLUMNS = `j.receipt_id, j.sequence, j.kind, j.task_id, j.intent_id, j.actor_id, j.capability, j.allowed,
+  j.grant_id, j.amount_micros, j.occurred_at, j.record_hash, j.record, j.tombstone`;
+
+// A receipt is the viewer's when the viewer acted, or when it belongs to a task the viewer sponsors.
+const READABLE = `(@all = 1 OR j.actor_id = @viewer OR EXISTS (SELECT 1 FROM tasks t
+  WHERE t.tenant_id = j.tenant_id AND t.id = j.task_id AND t.sponsor_id = @viewer))`;
+
+function publish(r: JournalSelectRow): PublishedReceipt {
+  return publishReceipt({
+    receiptId: r.receipt_id,
+    sequence: Number(r.sequence),
+    kind: r.kind,
+    taskId: r.task_id,
+    intentId: r.intent_id,
+    actorId: r.actor_id,
+    capability: r.capability,
+    allowed: r.allowed === 1n,
+    grantId: r.grant_id,
+    amountMicros: r.amount_micros,
+    occurredAt: r.occurred_at,
+    recordHash: r.record_hash,
+    record: r.record,
+    tombstone: r.tombstone,
+  });
+}
+
+export class SqliteReceipts implements Receipts {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      page: db
+        .prepare<[PageParams], JournalSelectRow>(
+          `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND ${READABLE}
+             AND (@task IS NULL OR j.task_id = @task)
+             AND (@after IS NULL OR j.sequence > @after)
+           ORDER BY j.sequence LIMIT @limit`,
+        )
+        .safeIntegers(true),
+      one: db
+        .prepare<[Omit<PageParams, 'task' | 'after' | 'limit'> & { receipt: string }], JournalSelectRow>(
+          `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND j.receipt_id = @receipt AND ${READABLE}`,
+        )
+        .safeIntegers(true),
+      task: db
+        .prepare<[string, string], number>(
+          'SELECT EXISTS (SELECT 1 FROM tasks WHERE tenant_id = ? AND id = ?)',
+        )
+        .pluck(),
+    };
+  }
+
+  async list(
+    viewer: Actor,
+    page: Keyset<number>,
+    filter: { taskId?: string },
+  ): Promise<KeysetPage<PublishedReceipt, number>> {
+    // An unknown task is an error, not an empty page: reconciliation must not read a typo as "nothing happened".
+    if (filter.taskId !== undefined && this.q.task.get(viewer.tenantId, filter.taskId) !== 1) {
+      throw new SvcError('not_found', `no task ${filter.taskId}`);
+    }
+    const rows = this.q.page.all({
+      tenant: viewer.tenantId,
+      all: readsWholeTenant(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      task: filter.taskId ?? null,
+      after: page.after ?? null,
+      limit: page.limit + 1,
+    });
+    const items = rows.slice(0, page.limit).map(publish);
+    return { items, next: rows.length > page.limit ? items.at(-1)?.sequence : undefined };
+  }
+
+  async get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined> {
+    const row = this.q.one.get({
+      tenant: viewer.tenantId,
+      all: readsWholeTenant(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      receipt: receiptId,
+    });
+    return row && publish(row);
+  }
+}

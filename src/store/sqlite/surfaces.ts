@@ -1,0 +1,253 @@
+import type { Actor } from '../../core/actor.js';
+import { SvcError } from '../../core/errors.js';
+import { randomId } from '../../core/ids.js';
+import type { SealedReceipt } from '../decision-ports.js';
+import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-ports.js';
+import { storeError, type Db } from './database.js';
+import { JournalWriter } from './journal.js';
+
+interface Row {
+  tenant_id: string;
+  surface_id: string;
+  credential_ref: string;
+  retired_refs: string;
+  status: 'active' | 'revoked';
+  rotated_at: string | null;
+  revoked_at: string | null;
+  updated_by: string;
+  updated_at: string;
+}
+
+const toState = (r: Row): SurfaceState => ({
+  tenantId: r.tenant_id,
+  surfaceId: r.surface_id,
+  credentialRef: r.credential_ref,
+  retiredRefs: JSON.parse(r.retired_refs) as string[],
+  status: r.status,
+  rotatedAt: r.rotated_at,
+  revokedAt: r.revoked_at,
+  updatedBy: r.updated_by,
+  updatedAt: r.updated_at,
+});
+
+/** Integration-operations changes: each state change and its journal record in one transaction. */
+export class SqliteSurfaces implements SurfaceRepo {
+  private readonly journal: JournalWriter;
+  private readonly q;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date,
+  ) {
+    this.journal = new JournalWriter(db);
+    this.q = {
+      get: db.prepare<[string, string], Row>(
+        'SELECT * FROM surface_states WHERE tenant_id = ? AND surface_id = ?',
+      ),
+      list: db.prepare<[string], Row>('SELECT * FROM surface_states WHERE tenant_id = ? ORDER BY surface_id'),
+      put: db.prepare(
+        `INSERT INTO surface_states (tenant_id, surface_id, credential_ref, retired_refs, status, rotated_at, revoked_at,
+           updated_by, updated_at)
+         VALUES (@tenant_id, @surface_id, @credential_ref, @retired_refs, @status, @rotated_at, @revoked_at, @updated_by, @updated_at)
+         ON CONFLICT (tenant_id, surface_id) DO UPDATE SET credential_ref = excluded.credential_ref,
+           retired_refs = excluded.retired_refs, status = excluded.status, rotated_at = excluded.rotated_at,
+           revoked_at = excluded.revoked_at, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+      ),
+    };
+  }
+
+  async get(tenantId: string, surfaceId: string): Promise<SurfaceState | undefined> {
+    const r = this.q.get.get(tenantId, surfaceId);
+    return r && toState(r);
+  }
+
+  async list(tenantId: string): Promise<SurfaceState[]> {
+    return this.q.list.all(tenantId).map(toState);
+  }
+
+  async rotate(
+    tenantId: string,
+    surfaceId: string,
+    o: { documentRef: string; next: string; actor: Actor },
+  ): Promise<SurfaceChange> {
+    return this.tx(() => {
+      const at = this.clock().toISOString();
+      const before = this.current(tenantId, surfaceId, o.documentRef, o.actor, at);
+      if (before.credentialRef === o.next) {
+        throw new SvcError('conflict', `surface ${surfaceId} already uses that credential reference`, {
+          code: 'credential_in_use',
+        });
+      }
+      // A retired credential may be compromised: a surface never goes back to one.
+      if (before.retiredRefs.includes(o.next)) {
+        throw new SvcError('conflict', `surface ${surfaceId} retired that credential reference`, {
+          code: 'credential_retired',
+          remedy: 'rotate to a new reference, such as a new secret (`svc secret set`)',
+        });
+      }
+      const state: SurfaceState = {
+        ...before,
+        credentialRef: o.next,
+        retiredRefs: [...before.retiredRefs, before.credentialRef],
+        status: 'active',
+        rotatedAt: at,
+        updatedBy: o.actor.id,
+        updatedAt: at,
+      };
+      this.write(state);
+      const reason =
+        before.status === 'revoked'
+          ? `surface ${surfaceId} moved to a new credential and is active again; the old credential is retired`
+          : `surface ${surfaceId} moved to a new credential; the old credential is retired`;
+      const receipt = this.seal(tenantId, surfaceId, o.actor, at, {
+        action: 'rotate',
+        outcome: 'rotated',
+        reason,
+        credential_ref: o.next,
+        previous_ref: before.credentialRef,
+      });
+      return { state, receipt };
+    });
+  }
+
+  async revoke(
+    tenantId: string,
+    surfaceId: string,
+    o: { documentRef: string; actor: Actor },
+  ): Promise<SurfaceChange> {
+    return this.tx(() => {
+      const at = this.clock().toISOString();
+      const before = this.current(tenantId, surfaceId, o.documentRef, o.actor, at);
+      if (before.status === 'revoked') {
+        throw new SvcError('conflict', `surface ${surfaceId} is already revoked (at ${before.revokedAt})`, {
+          code: 'surface_revoked',
+          remedy: 'rotate it to a new credential reference to use it again',
+        });
+      }
+      const state: SurfaceState = {
+        ...before,
+        status: 'revoked',
+        revokedAt: at,
+        updatedBy: o.actor.id,
+        updatedAt: at,
+      };
+      this.write(state);
+      const receipt = this.seal(tenantId, surfaceId, o.actor, at, {
+        action: 'revoke',
+        outcome: 'revoked',
+        reason: `surface ${surfaceId} is withdrawn: new operations on it are refused. This records the daemon's own revocation, not the vendor's`,
+        credential_ref: before.credentialRef,
+      });
+      return { state, receipt };
+    });
+  }
+
+  async journalCheck(
+    tenantId: string,
+    surfaceId: string,
+    actor: Actor,
+    check: { credentialRef: string; answer: string; reason: string; detail: Record<string, unknown> },
+  ): Promise<SealedReceipt> {
+    return this.tx(() =>
+      this.seal(tenantId, surfaceId, actor, this.clock().toISOString(), {
+        action: 'connection_check',
+        outcome: check.answer,
+        reason: check.reason,
+        effect: check.detail,
+        credential_ref: check.credentialRef,
+      }),
+    );
+  }
+
+  private current(
+    tenantId: string,
+    surfaceId: string,
+    documentRef: string,
+    actor: Actor,
+    at: string,
+  ): SurfaceState {
+    const r = this.q.get.get(tenantId, surfaceId);
+    return r
+      ? toState(r)
+      : {
+          tenantId,
+          surfaceId,
+          credentialRef: documentRef,
+          retiredRefs: [],
+          status: 'active',
+          rotatedAt: null,
+          revokedAt: null,
+          updatedBy: actor.id,
+          updatedAt: at,
+        };
+  }
+
+  private write(s: SurfaceState): void {
+    this.q.put.run({
+      tenant_id: s.tenantId,
+      surface_id: s.surfaceId,
+      credential_ref: s.credentialRef,
+      retired_refs: JSON.stringify(s.retiredRefs),
+      status: s.status,
+      rotated_at: s.rotatedAt,
+      revoked_at: s.revokedAt,
+      updated_by: s.updatedBy,
+      updated_at: s.updatedAt,
+    });
+  }
+
+  /**
+   * The journal record of an integration operation. Credential references stay in the private
+   * record (only its hash is published); a credential value is never given to this method.
+   */
+  private seal(
+    tenantId: string,
+    surfaceId: string,
+    actor: Actor,
+    at: string,
+    fields: Record<string, unknown> & { action: string; outcome: string; reason: string },
+  ): SealedReceipt {
+    const receiptId = randomId('rcp');
+    const intentId = randomId('iop');
+    const capability = `integration-ops:${surfaceId}`;
+    const record = {
+      v: 1,
+      kind: 'integration_op',
+      receipt_id: receiptId,
+      intent_id: intentId,
+      tenant_id: tenantId,
+      actor_id: actor.id,
+      surface_id: surfaceId,
+      capability,
+      ...fields,
+      occurred_at: at,
+    };
+    const a = this.journal.append(
+      {
+        tenantId,
+        kind: 'integration_op',
+        receiptId,
+        taskId: null,
+        intentId,
+        actorId: actor.id,
+        capability,
+        tier: 0,
+        allowed: true,
+        grantId: '',
+        amountMicros: 0n,
+        occurredAt: at,
+        record,
+      },
+      at,
+    );
+    return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
+  }
+
+  private tx<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      throw storeError(err, 'the surface');
+    }
+  }
+}

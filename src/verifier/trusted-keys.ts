@@ -1,0 +1,64 @@
+import { createPublicKey } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { SvcError } from '../core/errors.js';
+import { ed25519PublicKeyProblem } from '../evidence/ed25519-public-key.js';
+import { decodeBase64, decodeHex } from '../evidence/encoding.js';
+import { rawPublicKey } from '../evidence/keys.js';
+
+/** Why the key inside an export is never enough; printed when no key was given. */
+export const NO_KEY_MESSAGE =
+  'no trusted public key given: pass --public-key with the tenant key you obtained out of band ' +
+  '(the operator runs `svc key show --tenant T`). The public key embedded in the export cannot ' +
+  'establish trust: whoever wrote the file chose it, so a forger would embed their own key and ' +
+  'every signature would verify under it.';
+
+/**
+ * A trusted key as given on the command line: base64 or hex of the 32 raw bytes, either
+ * optionally prefixed `ed25519:`, or the path of a PEM (SPKI) public key file.
+ */
+export function parseTrustedKey(arg: string): Uint8Array {
+  const text = arg.trim();
+  const body = text.startsWith('ed25519:') ? text.slice('ed25519:'.length) : text;
+  const raw = rawFromText(body) ?? (body === text ? rawFromFile(text) : undefined);
+  if (raw === undefined) {
+    throw new SvcError(
+      'usage',
+      `--public-key ${JSON.stringify(arg)}: expected base64 or hex of a 32-byte Ed25519 key (optionally prefixed ed25519:) or a PEM public key file`,
+      { field: 'public-key' },
+    );
+  }
+  const problem = ed25519PublicKeyProblem(raw);
+  if (problem !== undefined) {
+    throw new SvcError('usage', `--public-key ${JSON.stringify(arg)} is refused: ${problem}`, {
+      field: 'public-key',
+    });
+  }
+  return raw;
+}
+
+function rawFromText(text: string): Uint8Array | undefined {
+  // 64 hex digits first: they are also valid base64, of 48 bytes.
+  const hex = /^[0-9a-fA-F]{64}$/.test(text) ? decodeHex(text.toLowerCase()) : undefined;
+  if (hex !== undefined) return hex;
+  const b64 = decodeBase64(text);
+  return b64?.length === 32 ? b64 : undefined;
+}
+
+function rawFromFile(path: string): Uint8Array | undefined {
+  if (!existsSync(path)) return undefined;
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new SvcError('usage', `--public-key ${path}: cannot read the file: ${(err as Error).message}`);
+  }
+  if (!content.includes('-----BEGIN PUBLIC KEY-----')) return rawFromText(content.trim());
+  try {
+    return rawPublicKey(createPublicKey({ key: content, format: 'pem' }));
+  } catch (err) {
+    throw new SvcError(
+      'usage',
+      `--public-key ${path}: not an Ed25519 PEM public key (${(err as Error).message})`,
+    );
+  }
+}

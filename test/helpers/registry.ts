@@ -1,0 +1,67 @@
+import type { Capability } from '../../src/core/capability.js';
+import type { Store } from '../../src/store/ports.js';
+
+const AT = '2026-06-01T12:00:00.000Z';
+
+export function capability(tenantId: string, name: string, over: Partial<Capability> = {}): Capability {
+  return {
+    tenantId,
+    name,
+    tier: 1,
+    irreversible: false,
+    custody: 'grant',
+    actions: ['read'],
+    costMicros: 1_500_000n,
+    requestable: false,
+    approvers: [],
+    owners: [],
+    surfaceId: null,
+    operation: null,
+    createdAt: AT,
+    updatedAt: AT,
+    ...over,
+  };
+}
+
+export const PERMIT_ALL = 'permit (principal, action, resource);';
+
+/** Register through the store ports, as `svc capability register` and friends do. */
+export async function register(
+  store: Store,
+  tenantId: string,
+  opts: {
+    caps?: Capability[];
+    grants?: [string, string][];
+    policy?: string | null;
+    tasks?: {
+      id: string;
+      sponsor: string;
+      budget: bigint;
+      actors?: string[];
+      status?: 'draft' | 'active';
+      parent?: string;
+    }[];
+  },
+): Promise<void> {
+  for (const c of opts.caps ?? []) await store.capabilities.put(c);
+  for (const [actorId, cap] of opts.grants ?? [])
+    await store.permissions.grant({ tenantId, actorId, capability: cap, grantedAt: AT });
+  if (opts.policy !== null) await store.policies.set(tenantId, opts.policy ?? PERMIT_ALL, AT);
+  for (const t of opts.tasks ?? []) {
+    const parent = t.parent === undefined ? undefined : await store.tasks.get(tenantId, t.parent);
+    await store.tasks.create({
+      tenantId,
+      id: t.id,
+      title: null,
+      sponsorId: t.sponsor,
+      status: t.status ?? 'active',
+      parentId: t.parent ?? null,
+      rootId: parent?.rootId ?? t.id,
+      budgetMicros: t.budget,
+      reservedMicros: 0n,
+      actors: t.actors ?? [],
+      createdAt: AT,
+      closedAt: null,
+    });
+  }
+}

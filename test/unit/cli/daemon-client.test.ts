@@ -1,0 +1,125 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientSettings, DaemonClient, pages } from '../../../src/cli/daemon-client.js';
+import { exitCodeFor } from '../../../src/cli/exit-codes.js';
+import type { SvcError } from '../../../src/core/errors.js';
+
+const env = { SVC_TOKEN: 'svct_0000000000000000_secret' };
+
+describe('daemon client settings', () => {
+  it('defaults the endpoint, refuses a missing token and an unreadable CA, saying what to do', () => {
+    expect(clientSettings({}, env)).toEqual({ endpoint: 'http://127.0.0.1:8090', token: env.SVC_TOKEN });
+    expect(clientSettings({}, { ...env, SVC_ENDPOINT: 'https://d.example:8443/' }).endpoint).toBe(
+      'https://d.example:8443',
+    );
+    expect(clientSettings({ endpoint: 'http://h:1' }, { ...env, SVC_ENDPOINT: 'http://x:2' }).endpoint).toBe(
+      'http://h:1',
+    );
+    expect(() => clientSettings({}, {})).toThrow(/SVC_TOKEN is not set/);
+    expect(() => clientSettings({}, { SVC_TOKEN: '  ' })).toThrow(/SVC_TOKEN is not set/);
+    expect(() => clientSettings({ endpoint: 'ftp://h' }, env)).toThrow(/endpoint: expected/);
+    expect(() => clientSettings({ endpoint: 'not a url' }, env)).toThrow(/endpoint: expected/);
+    expect(() => clientSettings({ 'ca-cert': '/nonexistent/ca.pem' }, env)).toThrow(/ca-cert: cannot read/);
+  });
+});
+
+describe('daemon client over HTTP', () => {
+  let server: Server;
+  let base: string;
+  const seen: { url?: string; auth?: string; body?: string } = {};
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        Object.assign(seen, { url: req.url, auth: req.headers.authorization, body });
+        const reply = (status: number, payload: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+        };
+        if (req.url?.startsWith('/ok')) return reply(200, { ok: true });
+        if (req.url === '/conflict')
+          return reply(409, { code: 'already_decided', reason: 'first wins', remedy: 'none' });
+        if (req.url === '/gone') return reply(404, { code: 'not_found', reason: 'no approval x' });
+        if (req.url === '/boom')
+          return reply(500, { code: 'internal', reason: 'internal error', request_id: 'req-1' });
+        if (req.url === '/html') return reply(200, '<html>');
+        if (req.url?.startsWith('/page')) {
+          const c = new URL(req.url, 'http://x').searchParams.get('cursor');
+          return reply(
+            200,
+            c === null ? { items: [1, 2], next_cursor: 'p2' } : { items: [3], next_cursor: null },
+          );
+        }
+        return reply(400, { code: 'invalid_request', reason: 'limit: too big', field: 'limit' });
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const client = () => new DaemonClient({ endpoint: base, token: 'tok' });
+  const failure = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (err) {
+      return err as SvcError;
+    }
+    throw new Error('expected a failure');
+  };
+
+  it('sends the bearer token, the query and the JSON body', async () => {
+    const c = client();
+    expect(await c.get('/ok', { limit: 5, cursor: undefined, task_id: 'a b' })).toEqual({ ok: true });
+    expect(seen).toMatchObject({ url: '/ok?limit=5&task_id=a+b', auth: 'Bearer tok' });
+    await c.post('/ok', { decision: 'approve' });
+    expect(JSON.parse(seen.body!)).toEqual({ decision: 'approve' });
+    await c.close();
+  });
+
+  it('turns the daemon’s coded errors back into the coded family, with their exit codes', async () => {
+    const c = client();
+    const conflict = await failure(c.post('/conflict', {}));
+    expect(conflict).toMatchObject({
+      kind: 'conflict',
+      code: 'already_decided',
+      reason: 'first wins',
+      remedy: 'none',
+    });
+    expect(exitCodeFor(conflict)).toBe(4);
+    expect(exitCodeFor(await failure(c.get('/gone')))).toBe(3);
+    const bad = await failure(c.get('/bad'));
+    expect(bad).toMatchObject({ kind: 'invalid_request', field: 'limit' });
+    expect(exitCodeFor(bad)).toBe(2);
+    const boom = await failure(c.get('/boom'));
+    expect(boom.kind).toBe('internal');
+    expect(boom.reason).toMatch(/req-1/);
+    expect((await failure(c.get('/html'))).reason).toMatch(/not JSON/);
+    await c.close();
+  });
+
+  it('follows pages only when asked', async () => {
+    const c = client();
+    const fetch = (cursor: string | undefined) =>
+      c.get<{ items: number[]; next_cursor: string | null }>('/page', { cursor });
+    expect(await pages(fetch, { all: false })).toEqual({ items: [1, 2], next_cursor: 'p2' });
+    expect(await pages(fetch, { all: true })).toEqual({ items: [1, 2, 3], next_cursor: null });
+    await c.close();
+  });
+
+  it('a daemon that is not there is unavailable, naming the endpoint: never an empty answer', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const c = new DaemonClient({ endpoint: `http://127.0.0.1:${port}`, token: 'tok' });
+    const err = await failure(c.get('/v1/approvals'));
+    expect(err.kind).toBe('unavailable');
+    expect(err.reason).toMatch(new RegExp(`not reachable at http://127\\.0\\.0\\.1:${port}`));
+    expect(err.remedy).toMatch(/svc daemon start/);
+    expect(exitCodeFor(err)).toBe(6);
+    await c.close();
+  });
+});
