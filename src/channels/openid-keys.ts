@@ -30,6 +30,8 @@ const MAX_DOCUMENT_BYTES = 512 * 1024;
 export class OpenIdKeys {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<Entry>>();
+  /** a failed fetch, answered from here during the cool-down so callbacks cannot drive a fetch each */
+  private readonly failures = new Map<string, { at: number; error: unknown }>();
   private readonly timeoutMs: number;
   private readonly ttlMs: number;
   private readonly cooldownMs: number;
@@ -60,9 +62,22 @@ export class OpenIdKeys {
   }
 
   private load(metadataUrl: string, refreshedAt: number): Promise<Entry> {
+    const failed = this.failures.get(metadataUrl);
+    if (failed && this.now() - failed.at < this.cooldownMs) return Promise.reject(failed.error);
     let pending = this.loading.get(metadataUrl);
     if (!pending) {
-      pending = this.fetchKeys(metadataUrl, refreshedAt).finally(() => this.loading.delete(metadataUrl));
+      pending = this.fetchKeys(metadataUrl, refreshedAt)
+        .then(
+          (entry) => {
+            this.failures.delete(metadataUrl);
+            return entry;
+          },
+          (error: unknown) => {
+            this.failures.set(metadataUrl, { at: this.now(), error });
+            throw error;
+          },
+        )
+        .finally(() => this.loading.delete(metadataUrl));
       this.loading.set(metadataUrl, pending);
     }
     return pending;

@@ -107,7 +107,7 @@ export interface EntitlementKey {
   id: string;
 }
 
-export interface AccessStore {
+export interface AccessRequestStore {
   /**
    * Open a request for a capability in the requester's catalogue (registered, requestable,
    * not held), with a card for each decider; refused when nobody could decide it or one is
@@ -122,10 +122,13 @@ export interface AccessStore {
     note: string | null,
     at: Date,
   ): Promise<{ request: AccessRequestRecord; receipt: AccessReceipt }>;
+}
+
+export interface ManagerCardStore {
   /** The viewer's own cards, oldest first. */
-  cards(viewer: Actor, filter: { status?: CardStatus }, now: Date): Promise<ManagerCardRecord[]>;
+  list(viewer: Actor, filter: { status?: CardStatus }, now: Date): Promise<ManagerCardRecord[]>;
   /** The first decision wins; approval creates the entitlement in the same transaction. */
-  decideCard(input: CardDecisionInput): Promise<{
+  decide(input: CardDecisionInput): Promise<{
     card: ManagerCardRecord;
     request: AccessRequestRecord;
     entitlement: EntitlementRecord | null;
@@ -172,7 +175,8 @@ export interface ChannelRepo {
 }
 
 export interface AccessPorts {
-  readonly access: AccessStore;
+  readonly accessRequests: AccessRequestStore;
+  readonly managerCards: ManagerCardStore;
   readonly entitlements: EntitlementStore;
   readonly channels: ChannelRepo;
 }

@@ -26,19 +26,65 @@ describe('decisions end to end (built binary, TLS)', () => {
       headers: { authorization: `Bearer ${bot}` },
       body: { tenant_id: 'acme', actor_id: 'bot', task_id: 't1', action: 'read', ...over },
     });
-  const viaDaemon = (token: string) => ({ ...env, SVC_ENDPOINT: daemon.url, SVC_CA_CERT: join(env.SVC_HOME, 'tls/deployment-cert.pem'), SVC_TOKEN: token });
+  const viaDaemon = (token: string) => ({
+    ...env,
+    SVC_ENDPOINT: daemon.url,
+    SVC_CA_CERT: join(env.SVC_HOME, 'tls/deployment-cert.pem'),
+    SVC_TOKEN: token,
+  });
 
   beforeAll(async () => {
-    const init = await runJson<{ admin_token: string; ca_cert: string }>(['init', '--tenant', 'acme', '--admin', 'alice'], env);
+    const init = await runJson<{ admin_token: string; ca_cert: string }>(
+      ['init', '--tenant', 'acme', '--admin', 'alice'],
+      env,
+    );
     alice = init.admin_token;
     ca = readFileSync(init.ca_cert);
     const t = ['--tenant', 'acme'];
     await svc(['actor', 'add', ...t, '--id', 'bob', '--kind', 'human', '--role', 'approver']);
     await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice']);
-    await svc(['capability', 'register', ...t, '--name', 'crm.read', '--actions', 'read', '--tier', '1', '--cost-usd', '1.5']);
-    await svc(['capability', 'register', ...t, '--name', 'payments.send', '--actions', 'write', '--tier', '3', '--irreversible', '--cost-usd', '10']);
-    await svc(['capability', 'register', ...t, '--name', 'notes.write', '--actions', 'write', '--tier', '0', '--custody', 'pass_through']);
-    for (const c of ['crm.read', 'payments.send', 'notes.write']) await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', c]);
+    await svc([
+      'capability',
+      'register',
+      ...t,
+      '--name',
+      'crm.read',
+      '--actions',
+      'read',
+      '--tier',
+      '1',
+      '--cost-usd',
+      '1.5',
+    ]);
+    await svc([
+      'capability',
+      'register',
+      ...t,
+      '--name',
+      'payments.send',
+      '--actions',
+      'write',
+      '--tier',
+      '3',
+      '--irreversible',
+      '--cost-usd',
+      '10',
+    ]);
+    await svc([
+      'capability',
+      'register',
+      ...t,
+      '--name',
+      'notes.write',
+      '--actions',
+      'write',
+      '--tier',
+      '0',
+      '--custody',
+      'pass_through',
+    ]);
+    for (const c of ['crm.read', 'payments.send', 'notes.write'])
+      await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', c]);
     const policy = join(tmp.path, 'policy.cedar');
     writeFileSync(policy, 'permit (principal, action, resource);\n');
     await svc(['policy', 'set', ...t, '--file', policy]);
@@ -66,18 +112,33 @@ describe('decisions end to end (built binary, TLS)', () => {
     expect(deferred.status).toBe(202);
     const approvalId = (deferred.body.approval as { approval_id: string }).approval_id;
 
-    const pending = await runJson<{ items: { approval_id: string; status: string }[] }>(['approvals', 'list'], viaDaemon(bob));
+    const pending = await runJson<{ items: { approval_id: string; status: string }[] }>(
+      ['approvals', 'list'],
+      viaDaemon(bob),
+    );
     expect(pending.items.find((a) => a.approval_id === approvalId)?.status).toBe('pending');
     const selfish = await runSvc(['approvals', 'approve', approvalId], viaDaemon(bot));
     expect(selfish.code).toBe(5);
-    const approved = await runSvc(['approvals', 'approve', approvalId, '--note', 'invoice checked', '--json'], viaDaemon(bob));
+    const approved = await runSvc(
+      ['approvals', 'approve', approvalId, '--note', 'invoice checked', '--json'],
+      viaDaemon(bob),
+    );
     expect(approved.code, approved.stderr).toBe(0);
 
     const resumed = await act('/v1/action/resume', pay);
     expect(resumed.status).toBe(200);
-    expect(resumed.body).toMatchObject({ decision: 'allowed', intent_id: deferred.body.intent_id, amount_usd: 20 });
+    expect(resumed.body).toMatchObject({
+      decision: 'allowed',
+      intent_id: deferred.body.intent_id,
+      amount_usd: 20,
+    });
 
-    const note = await act('/v1/action', { capability: 'notes.write', action: 'write', effect_key_step: 'n1', amount_usd: 0 });
+    const note = await act('/v1/action', {
+      capability: 'notes.write',
+      action: 'write',
+      effect_key_step: 'n1',
+      amount_usd: 0,
+    });
     expect(note.status).toBe(200);
     const observed = await call(`${daemon.url}/v1/observe`, {
       ca,
@@ -115,7 +176,12 @@ describe('decisions end to end (built binary, TLS)', () => {
       'permit (principal, action, resource);\n@reason("notes are frozen")\nforbid (principal, action, resource == Capability::"notes.write");\n',
     );
     await svc(['policy', 'set', '--tenant', 'acme', '--file', policy]);
-    const frozen = await act('/v1/action', { capability: 'notes.write', action: 'write', effect_key_step: 'n2', amount_usd: 0 });
+    const frozen = await act('/v1/action', {
+      capability: 'notes.write',
+      action: 'write',
+      effect_key_step: 'n2',
+      amount_usd: 0,
+    });
     expect(frozen.status).toBe(403);
     expect(frozen.body).toMatchObject({ code: 'policy_denied', reason: 'notes are frozen' });
   });

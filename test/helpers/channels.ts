@@ -55,6 +55,8 @@ export async function signingKey(kid: string, alg: 'RS256' | 'ES256' = 'RS256'):
 export class OpenIdServer {
   keys: SigningKey[] = [];
   hits = { metadata: 0, jwks: 0 };
+  /** answer 503 to everything, as a platform having an outage */
+  failing = false;
   private server: Server | undefined;
   url = '';
 
@@ -64,7 +66,11 @@ export class OpenIdServer {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      if (req.url === '/.well-known/openid-configuration') {
+      if (this.failing) {
+        this.hits.metadata++;
+        res.statusCode = 503;
+        res.end();
+      } else if (req.url === '/.well-known/openid-configuration') {
         this.hits.metadata++;
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify({ issuer: 'https://issuer.example.test', jwks_uri: `${this.url}/keys` }));

@@ -446,7 +446,7 @@ describe('POST /approvals/{channel}/callback', () => {
       expect((await collab(undefined, { nonsense: true })).statusCode).toBe(401);
     });
 
-    it('a metadata document that cannot be fetched is 503, not a pass', async () => {
+    it('a metadata document that cannot be fetched is 503, not a pass, and is not asked again at once', async () => {
       await addChannel(
         f.store,
         {
@@ -459,12 +459,21 @@ describe('POST /approvals/{channel}/callback', () => {
         },
         f.now.value,
       );
-      const r = await collab(
-        await collabToken(keyA, claims()),
+      const token = await collabToken(keyA, claims());
+      const dead = await collab(
+        token,
         collabActivity('aad-bob', await defer('b9'), 'approve'),
         'dead-collab',
       );
-      expect(r.statusCode).toBe(503);
+      expect(dead.statusCode).toBe(503);
+
+      idp.failing = true;
+      const id = await defer('b10');
+      for (let i = 0; i < 3; i++) {
+        expect((await collab(token, collabActivity('aad-bob', id, 'approve'))).statusCode).toBe(503);
+      }
+      expect(idp.hits.metadata).toBe(1);
+      expect((await approval(id)).status).toBe('pending');
     });
   });
 });

@@ -67,7 +67,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
         },
       },
       handler: async ({ caller, body, reply }) => {
-        const made = await deps.store.access.request({
+        const made = await deps.store.accessRequests.request({
           tenantId: caller.tenantId,
           actorId: caller.actorId,
           capability: body.capability,
@@ -88,7 +88,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
       params: IdParams,
       responses: { 200: { description: 'the access request', schema: AccessRequestView }, 404: notFound },
       handler: async ({ caller, params }) => {
-        const r = await deps.store.access.get(caller.actor, params.id, deps.clock());
+        const r = await deps.store.accessRequests.get(caller.actor, params.id, deps.clock());
         if (!r) throw new SvcError('not_found', `no access request ${params.id}`);
         return accessRequestView(r);
       },
@@ -115,7 +115,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
         409: { description: 'denied, expired or already revoked (not_revocable)', schema: ErrorBodySchema },
       },
       handler: async ({ caller, params, body }) => {
-        const done = await deps.store.access.revoke(
+        const done = await deps.store.accessRequests.revoke(
           caller.actor,
           params.id,
           body?.note ?? null,

@@ -42,7 +42,7 @@ export function managerCardRoutes(deps: DaemonDeps): AnyRoute[] {
       query: CardQuery,
       responses: { 200: { description: 'the caller’s cards', schema: z.array(ManagerCardView) } },
       handler: async ({ caller, query }) =>
-        (await deps.store.access.cards(caller.actor, { status: query.status }, deps.clock())).map(
+        (await deps.store.managerCards.list(caller.actor, { status: query.status }, deps.clock())).map(
           managerCardView,
         ),
     }),
@@ -71,7 +71,7 @@ export function managerCardRoutes(deps: DaemonDeps): AnyRoute[] {
         },
       },
       handler: async ({ caller, body }) => {
-        const d = await deps.store.access.decideCard({
+        const d = await deps.store.managerCards.decide({
           tenantId: caller.tenantId,
           cardId: body.card_id,
           deciderId: caller.actorId,

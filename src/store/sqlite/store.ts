@@ -1,5 +1,5 @@
 import type { Store } from '../ports.js';
-import { SqliteAccess } from './access-requests.js';
+import { SqliteAccessRequests } from './access-requests.js';
 import { SqliteAnchors } from './anchors.js';
 import { SqliteApprovals } from './approvals.js';
 import { SqliteCapabilities } from './capabilities.js';
@@ -14,6 +14,7 @@ import { SqliteEntitlements } from './entitlements.js';
 import { SqliteExecutions } from './executions.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
 import { SqliteJournalExports } from './journal-export.js';
+import { SqliteManagerCards } from './manager-cards.js';
 import { SqliteSigningKeys } from './keys.js';
 import { SqlitePermissions } from './permissions.js';
 import { SqlitePolicies } from './policies.js';
@@ -47,7 +48,8 @@ export class SqliteStore implements Store {
   readonly anchors: SqliteAnchors;
   readonly journalExports: SqliteJournalExports;
   readonly redactions: SqliteRedactions;
-  readonly access: SqliteAccess;
+  readonly accessRequests: SqliteAccessRequests;
+  readonly managerCards: SqliteManagerCards;
   readonly entitlements: SqliteEntitlements;
   readonly channels: SqliteChannels;
 
@@ -78,7 +80,8 @@ export class SqliteStore implements Store {
     this.anchors = new SqliteAnchors(db);
     this.journalExports = new SqliteJournalExports(db.name);
     this.redactions = new SqliteRedactions(db);
-    this.access = new SqliteAccess(db);
+    this.accessRequests = new SqliteAccessRequests(db);
+    this.managerCards = new SqliteManagerCards(db);
     this.entitlements = new SqliteEntitlements(db);
     this.channels = new SqliteChannels(db);
   }
