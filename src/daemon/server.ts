@@ -10,6 +10,7 @@ import { tlsServerOptions } from '../tls/listener-options.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
+import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
 
 export interface DaemonStartOptions {
@@ -65,6 +66,7 @@ function tlsChoice(
 }
 
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
+  avoidJsToWasmInliningCrash();
   const { host, port } = parseListenAddress(o.listen);
   const dir = new DataDir(o.dataDir);
   const tls = tlsChoice(dir, o);

@@ -1,74 +1,16 @@
 // Allowed POST /v1/action decisions per second with a durable journal (synchronous=FULL),
 // against a bare node:http server answering the same POST in the same run, plus latency at
 // half the measured peak rate.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, dist, load, startBare, waitFor } from './harness.mjs';
+import { bin, load, provisionBench, startBare, waitFor } from './harness.mjs';
 
 export async function decisionThroughput(seconds) {
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-dec-'));
   const env = { ...process.env, SVC_HOME: home };
-  spawnSync(process.execPath, [bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' });
-  const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
-  const { issueToken } = await import(dist('src/provisioning/token.js'));
-  const store = SqliteStore.open(join(home, 'svc.db'));
-  const at = new Date().toISOString();
-  await store.actors.add({
-    tenantId: 'default',
-    id: 'bench-agent',
-    kind: 'agent',
-    roles: [],
-    managerId: 'admin',
-    certSubject: null,
-    displayName: null,
-    createdAt: at,
-  });
-  await store.capabilities.put({
-    tenantId: 'default',
-    name: 'bench.read',
-    tier: 0,
-    irreversible: false,
-    custody: 'grant',
-    actions: ['read'],
-    costMicros: 1n,
-    requestable: false,
-    approvers: [],
-    owners: [],
-    surfaceId: null,
-    operation: null,
-    createdAt: at,
-    updatedAt: at,
-  });
-  await store.permissions.grant({
-    tenantId: 'default',
-    actorId: 'bench-agent',
-    capability: 'bench.read',
-    grantedAt: at,
-  });
-  await store.policies.set('default', 'permit (principal, action, resource);', at);
-  await store.tasks.create({
-    tenantId: 'default',
-    id: 'bench',
-    title: null,
-    sponsorId: 'admin',
-    status: 'active',
-    parentId: null,
-    rootId: 'bench',
-    budgetMicros: 10n ** 18n,
-    reservedMicros: 0n,
-    actors: [],
-    createdAt: at,
-    closedAt: null,
-  });
-  const { token } = await issueToken(store, {
-    tenantId: 'default',
-    actorId: 'bench-agent',
-    ttlMs: 86_400_000,
-    now: new Date(),
-  });
-  await store.close();
+  const token = await provisionBench(home, env, { name: 'bench.read', custody: 'grant', actions: ['read'] });
 
   const bare = startBare();
   const daemon = spawn(

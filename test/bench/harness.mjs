@@ -1,5 +1,5 @@
 // What the benchmarks share: where the built CLI is, a bare node:http baseline, and a load run.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -47,4 +47,71 @@ export async function load(url, { seconds, headers = {}, requests, rate, connect
   });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99 };
+}
+
+/**
+ * A data dir with tenant `default`, agent `bench-agent` holding one capability under a
+ * permit-all policy, and task `bench` with a budget that never runs out. Returns the
+ * agent's token.
+ */
+export async function provisionBench(home, env, capability) {
+  spawnSync(process.execPath, [bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' });
+  const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
+  const { issueToken } = await import(dist('src/provisioning/token.js'));
+  const store = SqliteStore.open(join(home, 'svc.db'));
+  const at = new Date().toISOString();
+  const tenantId = 'default';
+  await store.actors.add({
+    tenantId,
+    id: 'bench-agent',
+    kind: 'agent',
+    roles: [],
+    managerId: 'admin',
+    certSubject: null,
+    displayName: null,
+    createdAt: at,
+  });
+  await store.capabilities.put({
+    tenantId,
+    tier: 0,
+    irreversible: false,
+    costMicros: 1n,
+    requestable: false,
+    approvers: [],
+    owners: [],
+    surfaceId: null,
+    operation: null,
+    createdAt: at,
+    updatedAt: at,
+    ...capability,
+  });
+  await store.permissions.grant({
+    tenantId,
+    actorId: 'bench-agent',
+    capability: capability.name,
+    grantedAt: at,
+  });
+  await store.policies.set(tenantId, 'permit (principal, action, resource);', at);
+  await store.tasks.create({
+    tenantId,
+    id: 'bench',
+    title: null,
+    sponsorId: 'admin',
+    status: 'active',
+    parentId: null,
+    rootId: 'bench',
+    budgetMicros: 10n ** 18n,
+    reservedMicros: 0n,
+    actors: [],
+    createdAt: at,
+    closedAt: null,
+  });
+  const { token } = await issueToken(store, {
+    tenantId,
+    actorId: 'bench-agent',
+    ttlMs: 86_400_000,
+    now: new Date(),
+  });
+  await store.close();
+  return token;
 }

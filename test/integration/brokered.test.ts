@@ -367,6 +367,22 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
     expect(ds.calls).toHaveLength(0);
   });
 
+  it('both brokered routes need a credential and claims that are the caller’s own', async () => {
+    for (const url of ['/v1/brokered', '/v1/brokered/resume']) {
+      const anonymous = await app.inject({
+        method: 'POST',
+        url,
+        payload: body('crm.contacts.create', { team: 'a' }),
+      });
+      expect(anonymous.statusCode, url).toBe(401);
+      const alice = await post(body('crm.contacts.create', { team: 'a' }), url, f.adminToken);
+      expect(alice.status, url).toBe(403);
+      expect(alice.json.code, url).toBe('claims_mismatch');
+    }
+    expect(ds.calls).toHaveLength(0);
+    expect(journal()).toHaveLength(0);
+  });
+
   it('concurrent duplicates of one effect key execute once', async () => {
     ds.handle((_c, res) => setTimeout(() => res.writeHead(201).end('{"id":"once"}'), 50));
     const same = body('crm.contacts.create', { team: 'a' });

@@ -1,12 +1,17 @@
-import { SvcError } from '../../core/errors.js';
 import type { ExecutedOutcome } from '../../integration/broker.js';
-import type { SealedReceipt, Sealed } from '../../store/decision-ports.js';
+import type { SealedReceipt } from '../../store/decision-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { BrokeredResponse, OutcomeNotRecorded } from '../schemas/brokered.js';
 import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../schemas/decision.js';
-import { checkClaims, decisionBody, decisionStatus, replyDecision } from './decision.js';
+import {
+  checkClaims,
+  decisionBody,
+  decisionStatus,
+  replyDecision,
+  sealDecision,
+  withResume,
+} from './decision.js';
 
 function providerView(executionId: string, o: ExecutedOutcome, receipt?: SealedReceipt) {
   return {
@@ -70,13 +75,7 @@ function brokeredRoute(deps: DaemonDeps, mode: 'new' | 'resume', url: string, su
     tag: 'Decision',
     auth: 'token',
     body: ActionRequestBody,
-    responses:
-      mode === 'resume'
-        ? {
-            ...responses,
-            404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
-          }
-        : responses,
+    responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);
       const req = toDecisionRequest('brokered', body);
@@ -87,24 +86,9 @@ function brokeredRoute(deps: DaemonDeps, mode: 'new' | 'resume', url: string, su
           'brokered: the surface credential cannot be used',
         );
       }
-      let sealed: Sealed;
-      try {
-        sealed = await deps.decisions.decide(req, caller.actor, mode, {
-          ...deps.rules,
-          surface: prepared.check,
-        });
-      } catch (err) {
-        if (err instanceof SvcError) throw err;
-        request.log.error({ err }, 'decision failed before it was sealed');
-        throw new SvcError(
-          'unavailable',
-          'the decision could not be completed safely; nothing was committed or executed',
-          {
-            cause: err,
-            remedy: 'retry with the same body and effect key',
-          },
-        );
-      }
+      const sealed = await sealDecision(request, () =>
+        deps.decisions.decide(req, caller.actor, mode, { ...deps.rules, surface: prepared.check }),
+      );
       if (sealed.kind !== 'sealed') return replyDecision(reply, sealed);
       const pending = sealed.execution;
       if (!pending)

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { Route } from '../../core/decision/request.js';
 import { formatUsd } from '../../core/money.js';
@@ -111,6 +111,37 @@ const responses = {
   503: { description: 'the decision could not be recorded; nothing was committed', schema: ErrorBodySchema },
 };
 
+/** A resume route can also answer 404: no standing deferral matches. */
+export function withResume<R extends Record<number, unknown>>(responses: R, mode: 'new' | 'resume') {
+  return mode === 'resume'
+    ? {
+        ...responses,
+        404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
+      }
+    : responses;
+}
+
+/**
+ * Run a decision; an unexpected failure inside it rolled back its savepoint, so it is
+ * answered as 503 saying nothing was committed or executed.
+ */
+export async function sealDecision(request: FastifyRequest, decide: () => Promise<Sealed>): Promise<Sealed> {
+  try {
+    return await decide();
+  } catch (err) {
+    if (err instanceof SvcError) throw err;
+    request.log.error({ err }, 'decision failed before it was sealed');
+    throw new SvcError(
+      'unavailable',
+      'the decision could not be completed safely; nothing was committed or executed',
+      {
+        cause: err,
+        remedy: 'retry with the same body and effect key',
+      },
+    );
+  }
+}
+
 export function decisionRoute(
   deps: DaemonDeps,
   route: Route,
@@ -125,32 +156,13 @@ export function decisionRoute(
     tag: 'Decision',
     auth: 'token',
     body: ActionRequestBody,
-    responses:
-      mode === 'resume'
-        ? {
-            ...responses,
-            404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
-          }
-        : responses,
+    responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);
       const req = toDecisionRequest(route, body);
-      let sealed: Sealed;
-      try {
-        sealed = await deps.decisions.decide(req, caller.actor, mode, deps.rules);
-      } catch (err) {
-        if (err instanceof SvcError) throw err;
-        // The decision's savepoint rolled back: nothing of it was committed or executed.
-        request.log.error({ err }, 'decision failed before it was sealed');
-        throw new SvcError(
-          'unavailable',
-          'the decision could not be completed safely; nothing was committed or executed',
-          {
-            cause: err,
-            remedy: 'retry with the same body and effect key',
-          },
-        );
-      }
+      const sealed = await sealDecision(request, () =>
+        deps.decisions.decide(req, caller.actor, mode, deps.rules),
+      );
       return replyDecision(reply, sealed);
     },
   });
