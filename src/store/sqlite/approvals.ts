@@ -22,6 +22,7 @@ import type {
 import { storeError, type Db } from './database.js';
 import { toActor, type ActorRow } from './identity.js';
 import { JournalWriter } from './journal.js';
+import { keysetPage } from './keyset.js';
 
 interface ApprovalRow {
   id: string;
@@ -152,12 +153,12 @@ export class SqliteApprovals implements Approvals {
       after_id: page.after?.id ?? null,
       limit: page.limit + 1,
     });
-    const items = rows.slice(0, page.limit).map((r) => toRecord(r, now));
-    const last = items.at(-1);
-    return {
-      items,
-      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
-    };
+    return keysetPage(
+      rows,
+      page.limit,
+      (r) => toRecord(r, now),
+      (item) => ({ createdAt: item.createdAt, id: item.id }),
+    );
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {

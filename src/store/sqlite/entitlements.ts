@@ -13,6 +13,7 @@ import type { Keyset, KeysetPage } from '../query-ports.js';
 import { appendAccessRecord } from './access-journal.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
+import { keysetPage } from './keyset.js';
 
 interface EntitlementRow {
   tenant_id: string;
@@ -139,12 +140,12 @@ export class SqliteEntitlements implements EntitlementStore {
       after_id: page.after?.id ?? null,
       limit: page.limit + 1,
     });
-    const items = rows.slice(0, page.limit).map((r) => toRecord(r, now));
-    const last = items.at(-1);
-    return {
-      items,
-      next: rows.length > page.limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
-    };
+    return keysetPage(
+      rows,
+      page.limit,
+      (r) => toRecord(r, now),
+      (item) => ({ createdAt: item.createdAt, id: item.id }),
+    );
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<EntitlementRecord | undefined> {

@@ -4,6 +4,7 @@ import { readsWholeTenant } from '../../core/readers.js';
 import { publishReceipt, type PublishedReceipt } from '../../core/receipt.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import type { Db } from './database.js';
+import { keysetPage } from './keyset.js';
 
 interface JournalSelectRow {
   receipt_id: string;
@@ -100,8 +101,7 @@ export class SqliteReceipts implements Receipts {
       after: page.after ?? null,
       limit: page.limit + 1,
     });
-    const items = rows.slice(0, page.limit).map(publish);
-    return { items, next: rows.length > page.limit ? items.at(-1)?.sequence : undefined };
+    return keysetPage(rows, page.limit, publish, (r) => r.sequence);
   }
 
   async get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined> {

@@ -1,51 +1,24 @@
 import type Database from 'better-sqlite3';
 import type { Actor } from '../../core/actor.js';
 import { readsTask, readsWholeTenant } from '../../core/readers.js';
-import type { TaskStatus } from '../../core/task.js';
 import type { Keyset, KeysetPage, TaskReads, TaskSummary } from '../query-ports.js';
 import type { Db } from './database.js';
+import { keysetPage } from './keyset.js';
+import type { TaskStatus } from '../../core/task.js';
+import { TASK_COLUMNS, toTask, type TaskRow } from './tasks.js';
 
-export interface TaskSummaryRow {
-  tenant_id: string;
-  id: string;
-  title: string | null;
-  sponsor_id: string;
-  status: TaskStatus;
-  parent_id: string | null;
-  root_id: string;
-  budget_micros: bigint;
-  reserved_micros: bigint;
-  created_at: string;
-  closed_at: string | null;
+export interface TaskSummaryRow extends TaskRow {
   constrained: bigint;
-  /** JSON array of the assigned agents */
-  actors: string;
 }
 
-export const TASK_SUMMARY = `SELECT t.tenant_id, t.id, t.title, t.sponsor_id, t.status, t.parent_id, t.root_id,
-    t.budget_micros, t.reserved_micros, t.created_at, t.closed_at,
+/** A task with whether its root carries execution constraints. */
+export const TASK_SUMMARY = `SELECT ${TASK_COLUMNS},
     EXISTS (SELECT 1 FROM tasks r WHERE r.tenant_id = t.tenant_id AND r.id = t.root_id
-      AND r.constraints IS NOT NULL) AS constrained,
-    (SELECT json_group_array(a.actor_id) FROM task_actors a
-      WHERE a.tenant_id = t.tenant_id AND a.task_id = t.id) AS actors
+      AND r.constraints IS NOT NULL) AS constrained
   FROM tasks t`;
 
 export function toTaskSummary(r: TaskSummaryRow): TaskSummary {
-  return {
-    tenantId: r.tenant_id,
-    id: r.id,
-    title: r.title,
-    sponsorId: r.sponsor_id,
-    status: r.status,
-    parentId: r.parent_id,
-    rootId: r.root_id,
-    budgetMicros: r.budget_micros,
-    reservedMicros: r.reserved_micros,
-    actors: (JSON.parse(r.actors) as string[]).sort(),
-    createdAt: r.created_at,
-    closedAt: r.closed_at,
-    constraintsInstalled: r.constrained === 1n,
-  };
+  return { ...toTask(r), constraintsInstalled: r.constrained === 1n };
 }
 
 interface PageParams {
@@ -91,8 +64,7 @@ export class SqliteTaskReads implements TaskReads {
       after: page.after ?? null,
       limit: page.limit + 1,
     });
-    const items = rows.slice(0, page.limit).map(toTaskSummary);
-    return { items, next: rows.length > page.limit ? items.at(-1)?.id : undefined };
+    return keysetPage(rows, page.limit, toTaskSummary, (t) => t.id);
   }
 
   async get(viewer: Actor, id: string): Promise<TaskSummary | undefined> {

@@ -29,11 +29,11 @@ interface ListParams {
 }
 
 /** Task columns with the assigned agents as a JSON array; read with safeIntegers. */
-export const TASK_SELECT = `SELECT t.tenant_id, t.id, t.title, t.sponsor_id, t.status, t.parent_id, t.root_id,
+export const TASK_COLUMNS = `t.tenant_id, t.id, t.title, t.sponsor_id, t.status, t.parent_id, t.root_id,
     t.budget_micros, t.reserved_micros, t.created_at, t.closed_at,
     (SELECT json_group_array(a.actor_id) FROM task_actors a
-      WHERE a.tenant_id = t.tenant_id AND a.task_id = t.id) AS actors
-  FROM tasks t`;
+      WHERE a.tenant_id = t.tenant_id AND a.task_id = t.id) AS actors`;
+export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks t`;
 
 export function toTask(r: TaskRow): Task {
   return {
