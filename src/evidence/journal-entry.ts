@@ -3,26 +3,12 @@ import { cjson } from './cjson.js';
 import type { Sha256 } from './crypto-provider.js';
 import { decodeHex, encodeHex, encodeUtf8 } from './encoding.js';
 import { entryLeaf } from './entry.js';
-import type { EntryLine, Tombstone } from './export-line.js';
+import type { EntryLine } from './export-line.js';
 import { logIdFor } from './log-id.js';
 import { MerkleFrontier, type FrontierState } from './merkle-frontier.js';
 
-/** The public fields of one journal entry, before it is linked into the chain. */
-export interface EntryFields {
-  tenant_id: string;
-  sequence: number;
-  record_hash: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  tier: number;
-  allowed: boolean;
-  grant_id: string;
-  amount_usd: number;
-  occurred_at: string;
-  linked_at: string;
-  tombstone?: Tombstone;
-}
+/** The public fields of one journal entry (its preimage), before it is linked into the chain. */
+export type EntryFields = Omit<EntryLine, 'type' | 'chain_hash' | 'leaf'>;
 
 /** What a log keeps between appends: O(log n), stored in the append's own transaction. */
 export interface LogState {
