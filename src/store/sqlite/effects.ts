@@ -32,6 +32,16 @@ interface IntentRow {
   observed: number;
 }
 
+/**
+ * The intent an observation reports on, and whether one is already journaled. The EXISTS runs
+ * inside the write transaction, so it must stay an index probe (`journal_observations`), never a
+ * walk of the tenant's journal.
+ */
+export const INTENT_TO_OBSERVE_SQL = `SELECT i.id, i.task_id, i.actor_id, i.capability, i.action, i.outcome, c.custody, c.tier,
+    EXISTS (SELECT 1 FROM journal j WHERE j.tenant_id = i.tenant_id AND j.intent_id = i.id AND j.kind = 'observation') AS observed
+  FROM intents i LEFT JOIN capabilities c ON c.tenant_id = i.tenant_id AND c.name = i.capability
+  WHERE i.tenant_id = ? AND i.id = ?`;
+
 /** Grants and observed effects: each state change and its journal record in one transaction. */
 export class SqliteEffects implements EffectStore {
   private readonly journal: JournalWriter;
@@ -55,12 +65,7 @@ export class SqliteEffects implements EffectStore {
       effected: db.prepare(
         'UPDATE grants SET effect_recorded_at = ? WHERE tenant_id = ? AND id = ? AND effect_recorded_at IS NULL',
       ),
-      intent: db.prepare(
-        `SELECT i.id, i.task_id, i.actor_id, i.capability, i.action, i.outcome, c.custody, c.tier,
-           EXISTS (SELECT 1 FROM journal j WHERE j.tenant_id = i.tenant_id AND j.intent_id = i.id AND j.kind = 'observation') AS observed
-         FROM intents i LEFT JOIN capabilities c ON c.tenant_id = i.tenant_id AND c.name = i.capability
-         WHERE i.tenant_id = ? AND i.id = ?`,
-      ),
+      intent: db.prepare(INTENT_TO_OBSERVE_SQL),
     };
   }
 

@@ -397,4 +397,9 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX channel_signatures_expiry ON channel_signatures(expires_at);
   `,
+  // 6: an observation is looked up by intent inside the write transaction; without this index
+  // the lookup walked the tenant's whole journal. Partial, so decisions do not pay for it.
+  `
+  CREATE INDEX journal_observations ON journal(tenant_id, intent_id) WHERE kind = 'observation';
+  `,
 ];
