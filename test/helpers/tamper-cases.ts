@@ -95,16 +95,24 @@ const CONTENT: FindingCode[] = [
   'header_root_mismatch',
   'leaf_mismatch',
 ];
-const blank = {
-  intent_id: '',
-  actor_id: '',
-  capability: '',
-  grant_id: '',
-  tier: 0,
-  allowed: false,
-  amount_usd: 0,
-};
+const dayBefore = (time: unknown): string => new Date(Date.parse(time as string) - 86_400_000).toISOString();
 const tombstoneOf = (c: TamperContext): Json => parse(c.lines[entryOf(c, 3)]!).tombstone as Json;
+/** An entry blanked as section 7 fixes it under the scenario's tombstone (removed_at included). */
+const blank = (c: TamperContext) => {
+  const removedAt = tombstoneOf(c).removed_at;
+  return {
+    record_hash: '0'.repeat(64),
+    intent_id: '',
+    actor_id: '',
+    capability: '',
+    grant_id: '',
+    tier: 0,
+    allowed: false,
+    amount_usd: 0,
+    occurred_at: removedAt,
+    linked_at: removedAt,
+  };
+};
 
 export const TAMPER_CASES: TamperCase[] = [
   // Hash fields
@@ -682,6 +690,32 @@ export const TAMPER_CASES: TamperCase[] = [
     file: (c) => joinLines(edit(c.lines, entryOf(c, 3), (v) => ({ ...v, actor_id: 'bot' }))),
   },
   {
+    id: 'redacted-record-hash-edited',
+    what: 'redacted entry 3 `record_hash` set to the hash of another entry (nothing hashes it: section 7 fixes it to 64 zeros)',
+    codes: ['redacted_content_present'],
+    file: (c) =>
+      joinLines(
+        edit(c.lines, entryOf(c, 3), (v) => ({
+          ...v,
+          record_hash: parse(c.lines[entryOf(c, 6)]!).record_hash,
+        })),
+      ),
+  },
+  {
+    id: 'redacted-occurred-at-edited',
+    what: "redacted entry 3 `occurred_at` moved a day earlier than the tombstone's `removed_at`",
+    codes: ['redacted_content_present'],
+    file: (c) =>
+      joinLines(edit(c.lines, entryOf(c, 3), (v) => ({ ...v, occurred_at: dayBefore(v.occurred_at) }))),
+  },
+  {
+    id: 'redacted-linked-at-edited',
+    what: "redacted entry 3 `linked_at` moved a day earlier than the tombstone's `removed_at`",
+    codes: ['redacted_content_present'],
+    file: (c) =>
+      joinLines(edit(c.lines, entryOf(c, 3), (v) => ({ ...v, linked_at: dayBefore(v.linked_at) }))),
+  },
+  {
     id: 'tombstone-without-record',
     what: 'entry 7 blanked under a tombstone for 7..7 that no redaction record carries',
     codes: ['redaction_record_missing'],
@@ -689,7 +723,7 @@ export const TAMPER_CASES: TamperCase[] = [
       joinLines(
         edit(c.lines, entryOf(c, 7), (v) => ({
           ...v,
-          ...blank,
+          ...blank(c),
           tombstone: { ...tombstoneOf(c), from_sequence: 7, to_sequence: 7, record_count: 1 },
         })),
       ),
@@ -714,7 +748,7 @@ export const TAMPER_CASES: TamperCase[] = [
       joinLines(
         edit(c.lines, entryOf(c, 6), (v) => ({
           ...v,
-          ...blank,
+          ...blank(c),
           tombstone: { ...tombstoneOf(c), from_sequence: 4, to_sequence: 6 },
         })),
       ),

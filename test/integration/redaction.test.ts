@@ -87,6 +87,7 @@ describe('svc journal redact', () => {
 
   it('journals the record and blanks the range in place, in one step, as evidence-format section 7 says', async () => {
     const before = rows();
+    f.now.value = new Date(f.now.value.getTime() + 3_600_000); // removed_at differs from the entries' times
     const result = await redact();
     const tombstone = {
       from_sequence: 2,
@@ -113,8 +114,12 @@ describe('svc journal redact', () => {
         allowed: 0,
         grant_id: '',
         amount_micros: 0,
+        record_hash: '0'.repeat(64),
+        occurred_at: tombstone.removed_at,
+        linked_at: tombstone.removed_at,
         tombstone: cjson(tombstone),
       });
+      expect(was.occurred_at).not.toBe(tombstone.removed_at);
       expect(was.record).toContain('corr-s'); // the private record held the correlation id; now it is gone
     }
     expect(after.filter((r) => r.sequence !== 2 && r.sequence !== 3 && r.sequence < 7)).toEqual(
@@ -160,7 +165,7 @@ describe('svc journal redact', () => {
       reason: null,
       amount_usd: 0,
       grant_id: null,
-      record_hash: before[1]!.record_hash,
+      record_hash: '0'.repeat(64),
     });
     const record = await as(f, f.adminToken, `/v1/receipts/${receiptId}`);
     expect(record.body).toMatchObject({
@@ -183,5 +188,95 @@ describe('svc journal redact', () => {
     expect(r.summary).toBe(
       'pass with redactions (4 entries in 2 ranges), pre-anchor: no anchors, timestamps or witnesses',
     );
+  });
+
+  it('erases the copies of private content that operational tables keep; a retry of an erased intent is refused, never run again', async () => {
+    await f.store.actors.add({
+      tenantId: 'acme',
+      id: 'bob',
+      kind: 'human',
+      roles: ['approver'],
+      managerId: null,
+      certSubject: null,
+      displayName: null,
+      createdAt: 'x',
+    });
+    await register(f.store, 'acme', {
+      caps: [
+        capability('acme', 'payments.send', {
+          actions: ['write'],
+          irreversible: true,
+          tier: 2,
+          costMicros: 10_000_000n,
+        }),
+      ],
+      grants: [['bot', 'payments.send']],
+      policy: null,
+    });
+    const bot = await f.token('acme', 'bot');
+    const bob = await f.token('acme', 'bob');
+    const post = (url: string, payload: object, token: string) =>
+      f.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, payload });
+    const pay = {
+      tenant_id: 'acme',
+      actor_id: 'bot',
+      capability: 'payments.send',
+      action: 'write',
+      task_id: 't1',
+      effect_key_step: 'pay-1',
+      amount_usd: 25,
+      intent: 'pay invoice 4711 to Jane Roe',
+      correlation_id: 'corr-pay-secret',
+    };
+    const deferred = (await post('/v1/action', pay, bot)).json();
+    expect(deferred.decision).toBe('deferred');
+    const note = 'approved after a call with Jane Roe';
+    const decided = await post(
+      `/v1/approvals/${deferred.approval.approval_id}/decision`,
+      { decision: 'approve', note },
+      bob,
+    );
+    expect(decided.statusCode).toBe(200);
+    expect((await post('/v1/action/resume', pay, bot)).json().decision).toBe('allowed');
+    const reserved = (await f.store.tasks.get('acme', 't1'))!.reservedMicros;
+    const intentOf = (id: string) =>
+      f.store.db
+        .prepare("SELECT request_digest, request, reason FROM intents WHERE tenant_id = 'acme' AND id = ?")
+        .get(id) as Record<string, unknown>;
+    const kept = rows()[0]!.intent_id;
+    const keptBefore = intentOf(kept);
+    const size = rows().length;
+
+    await redact({ from: 7, to: size });
+
+    expect(intentOf(deferred.intent_id)).toEqual({ request_digest: '', request: '{}', reason: null });
+    expect(
+      f.store.db
+        .prepare("SELECT request_digest, note FROM approvals WHERE tenant_id = 'acme' AND intent_id = ?")
+        .get(deferred.intent_id),
+    ).toEqual({ request_digest: '', note: null });
+    expect(
+      f.store.db
+        .prepare("SELECT state, request_digest FROM effect_keys WHERE tenant_id = 'acme' AND intent_id = ?")
+        .get(deferred.intent_id),
+    ).toEqual({ state: 'claimed', request_digest: '' });
+    expect(intentOf(kept)).toEqual(keptBefore); // outside the range: untouched
+    expect(keptBefore.request_digest).toMatch(/^[0-9a-f]{64}$/);
+
+    // Nothing of the erased content is left in any row of any table.
+    const tables = (
+      f.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]
+    ).map((t) => t.name);
+    const dump = tables
+      .map((t) => JSON.stringify(f.store.db.prepare(`SELECT * FROM "${t}"`).all()))
+      .join('\n');
+    for (const secret of ['Jane Roe', 'corr-pay-secret', 'invoice 4711']) expect(dump).not.toContain(secret);
+
+    // The effect key stays claimed: the same request again is refused, nothing is reserved twice.
+    const again = await post('/v1/action', pay, bot);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('duplicate_effect');
+    expect((await post('/v1/action/resume', pay, bot)).statusCode).toBe(404);
+    expect((await f.store.tasks.get('acme', 't1'))!.reservedMicros).toBe(reserved);
   });
 });

@@ -58,7 +58,7 @@ export const FINDING_CODES = {
   tombstone_malformed: 'a tombstone range is not 1 <= from_sequence <= to_sequence',
   tombstone_below_range: 'a tombstone on an entry below its own range',
   tombstone_overlap: 'redaction ranges overlap',
-  redacted_content_present: 'a redacted entry still holds content',
+  redacted_content_present: 'a redacted entry holds a value section 7 does not fix',
   redaction_incomplete: 'an entry inside a redaction range is not redacted under it',
   redaction_record_missing: 'redacted entries with no later redaction record carrying the same tombstone',
   redaction_record_invalid: 'a redaction record that is not an allowed svc.journal.redact entry',

@@ -11,6 +11,7 @@ import type { FindingSink } from './findings.js';
 
 /** What a redacted entry holds in place of its content; the verifier's own copy of §7. */
 const REDACTED_CONTENT: ReadonlyArray<readonly [string, unknown]> = [
+  ['record_hash', '0'.repeat(64)],
   ['intent_id', ''],
   ['actor_id', ''],
   ['capability', ''],
@@ -19,6 +20,11 @@ const REDACTED_CONTENT: ReadonlyArray<readonly [string, unknown]> = [
   ['allowed', false],
   ['amount_usd', 0],
 ];
+/**
+ * A redacted leaf is taken as written, so nothing hashes these: §7 fixes them to the
+ * tombstone's `removed_at` instead, leaving no field of a redacted line free to edit.
+ */
+const REDACTED_TIMES = ['occurred_at', 'linked_at'] as const;
 const REDACTION_CAPABILITY = 'svc.journal.redact';
 
 export type EntryRole = 'plain' | 'redacted' | 'record';
@@ -77,7 +83,7 @@ export class RedactionTracker {
       );
       return 'plain';
     }
-    if (sequence <= to) return this.#redacted(entry, key, { from, to }, sequence, at);
+    if (sequence <= to) return this.#redacted(entry, tombstone, key, { from, to }, sequence, at);
     return this.#record(entry, key, { from, to }, at);
   }
 
@@ -92,15 +98,24 @@ export class RedactionTracker {
     }
   }
 
-  #redacted(entry: JsonObject, key: string, range: Range, sequence: number, at: number): EntryRole {
-    const leftIn = REDACTED_CONTENT.filter(([field, blank]) => entry[field] !== blank).map(
-      ([field]) => field,
-    );
+  #redacted(
+    entry: JsonObject,
+    tombstone: JsonObject,
+    key: string,
+    range: Range,
+    sequence: number,
+    at: number,
+  ): EntryRole {
+    const removedAt = tombstone.removed_at;
+    const leftIn = [
+      ...REDACTED_CONTENT.filter(([field, blank]) => entry[field] !== blank).map(([field]) => field),
+      ...REDACTED_TIMES.filter((field) => typeof removedAt !== 'string' || entry[field] !== removedAt),
+    ];
     if (leftIn.length > 0) {
       this.sink.add(
         'redacted_content_present',
         at,
-        `redacted entry ${sequence} still holds ${leftIn.join(', ')}`,
+        `redacted entry ${sequence}: ${leftIn.join(', ')} not the value section 7 fixes (empty content, record_hash of 64 zeros, times equal to the tombstone's removed_at)`,
       );
     }
     let open = this.#open.get(key);

@@ -399,7 +399,30 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 6: an observation is looked up by intent inside the write transaction; without this index
   // the lookup walked the tenant's whole journal. Partial, so decisions do not pay for it.
+  // Then evidence-format.md §7 as corrected: a redacted entry's record_hash is 64 zeros and
+  // both its times are the tombstone's removed_at; entries redacted earlier are brought to
+  // that form, and the operational copies of their private parts are erased as a redaction
+  // now does. Their intent ids were blanked, so intents are found by the receipt they hold.
   `
   CREATE INDEX journal_observations ON journal(tenant_id, intent_id) WHERE kind = 'observation';
+
+  CREATE TEMP TABLE redacted_intents AS
+    SELECT i.tenant_id, i.id FROM intents i JOIN journal j
+      ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
+    WHERE j.tombstone IS NOT NULL AND j.sequence <= json_extract(j.tombstone, '$.to_sequence');
+  UPDATE intents SET request_digest = '', request = '{}', reason = NULL
+    WHERE (tenant_id, id) IN (SELECT tenant_id, id FROM redacted_intents);
+  UPDATE effect_keys SET request_digest = ''
+    WHERE (tenant_id, intent_id) IN (SELECT tenant_id, id FROM redacted_intents);
+  UPDATE approvals SET request_digest = '', note = NULL
+    WHERE (tenant_id, intent_id) IN (SELECT tenant_id, id FROM redacted_intents);
+  UPDATE executions SET effect_id = NULL, digest = NULL
+    WHERE (tenant_id, intent_id) IN (SELECT tenant_id, id FROM redacted_intents);
+  DROP TABLE redacted_intents;
+
+  UPDATE journal SET record_hash = '${'0'.repeat(64)}',
+      occurred_at = json_extract(tombstone, '$.removed_at'),
+      linked_at = json_extract(tombstone, '$.removed_at')
+    WHERE tombstone IS NOT NULL AND sequence <= json_extract(tombstone, '$.to_sequence');
   `,
 ];

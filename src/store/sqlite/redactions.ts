@@ -2,7 +2,7 @@ import { SvcError } from '../../core/errors.js';
 import { randomId } from '../../core/ids.js';
 import { redactionTombstone } from '../../core/redaction.js';
 import { cjson } from '../../evidence/cjson.js';
-import { REDACTION_CAPABILITY } from '../../evidence/tombstone.js';
+import { REDACTED_RECORD_HASH, REDACTION_CAPABILITY } from '../../evidence/tombstone.js';
 import type { RedactionRequest, RedactionResult, Redactions } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
@@ -11,9 +11,9 @@ import { readLogState } from './log-state.js';
 /**
  * Retention redacts in place (evidence-format.md §7): the redaction record R is journaled
  * and every entry of the range is blanked in the same transaction, so no reader ever sees
- * one without the other. Leaf, chain hash, record hash and times stay, so every chain
- * link and every signed head keeps verifying; the private record text goes, which is the
- * point of retention.
+ * one without the other. Leaf and chain hash stay, so every chain link and every signed
+ * head keeps verifying; the private record goes, and so do the copies of its private parts
+ * that operational tables hold, which is the point of retention.
  */
 export class SqliteRedactions implements Redactions {
   private readonly journal: JournalWriter;
@@ -62,12 +62,21 @@ export class SqliteRedactions implements Redactions {
         },
         r.at,
       );
+      this.eraseOperationalCopies(r.tenantId, r.from, r.to);
       const blanked = prep(
         this.db,
-        `UPDATE journal SET tombstone = ?, intent_id = '', actor_id = '', capability = '', grant_id = '', tier = 0,
-           allowed = 0, amount_micros = 0, task_id = NULL, record = '{}'
-         WHERE tenant_id = ? AND sequence BETWEEN ? AND ?`,
-      ).run(cjson(tombstone), r.tenantId, r.from, r.to);
+        `UPDATE journal SET tombstone = @tombstone, intent_id = '', actor_id = '', capability = '', grant_id = '',
+           tier = 0, allowed = 0, amount_micros = 0, task_id = NULL, record = '{}', record_hash = @zeros,
+           occurred_at = @at, linked_at = @at
+         WHERE tenant_id = @tenant AND sequence BETWEEN @from AND @to`,
+      ).run({
+        tombstone: cjson(tombstone),
+        zeros: REDACTED_RECORD_HASH,
+        at: tombstone.removed_at,
+        tenant: r.tenantId,
+        from: r.from,
+        to: r.to,
+      });
       if (blanked.changes !== r.to - r.from + 1) {
         throw new Error(`redaction blanked ${blanked.changes} rows of ${r.from}..${r.to}`);
       }
@@ -78,6 +87,27 @@ export class SqliteRedactions implements Redactions {
     } catch (err) {
       throw storeError(err, `the redaction of ${r.from}..${r.to}`);
     }
+  }
+
+  /**
+   * The intents of the range keep what running the system needs (actor, task, effect key,
+   * outcome: an effect key stays claimed, so a retry can never execute twice) and lose what
+   * the journal record held privately: the request and its digest, the refusal reason, the
+   * approver's note, the downstream's effect id. Runs before the journal rows lose their
+   * intent ids. A resume or replay of an erased intent then fails its digest comparison:
+   * it is refused, never re-run.
+   */
+  private eraseOperationalCopies(tenant: string, from: number, to: number): void {
+    const ofRange = `(SELECT intent_id FROM journal WHERE tenant_id = @tenant AND sequence BETWEEN @from AND @to AND intent_id != '')`;
+    const where = `WHERE tenant_id = @tenant AND intent_id IN ${ofRange}`;
+    const params = { tenant, from, to };
+    prep(
+      this.db,
+      `UPDATE intents SET request_digest = '', request = '{}', reason = NULL WHERE tenant_id = @tenant AND id IN ${ofRange}`,
+    ).run(params);
+    prep(this.db, `UPDATE effect_keys SET request_digest = '' ${where}`).run(params);
+    prep(this.db, `UPDATE approvals SET request_digest = '', note = NULL ${where}`).run(params);
+    prep(this.db, `UPDATE executions SET effect_id = NULL, digest = NULL ${where}`).run(params);
   }
 
   private checkAuthoriser(tenantId: string, actorId: string): void {

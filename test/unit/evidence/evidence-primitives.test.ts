@@ -156,9 +156,12 @@ describe('redactEntry (§7)', () => {
     removed_at: '2025-02-01T00:00:00.000Z',
   };
 
-  it('empties content and keeps identity, timing and hashes', () => {
+  it('empties content, zeroes the record hash, takes both times from the tombstone, keeps identity and chain', () => {
     expect(redactEntry(entry, tombstone)).toEqual({
       ...entry,
+      record_hash: '0'.repeat(64),
+      occurred_at: tombstone.removed_at,
+      linked_at: tombstone.removed_at,
       intent_id: '',
       actor_id: '',
       capability: '',

@@ -102,7 +102,7 @@ describe('svc export vector, from first principles', () => {
     for (const { line } of anchors) expect(line.key_id).toBe(keyId);
   });
 
-  it('has contiguous sequences and recomputable leaves except where redacted (§3, §7)', () => {
+  it('has contiguous sequences and recomputable leaves except where redacted, every redacted field fixed (§3, §7)', () => {
     expect(entries.map((entry) => entry.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const record = entries.find((entry) => entry.capability === 'svc.journal.redact')!;
     const tombstone = record.tombstone as Obj;
@@ -112,6 +112,11 @@ describe('svc export vector, from first principles', () => {
       const sequence = entry.sequence as number;
       if (sequence >= (tombstone.from_sequence as number) && sequence <= (tombstone.to_sequence as number)) {
         expect(entry).toMatchObject(blankContent);
+        expect(entry).toMatchObject({
+          record_hash: '0'.repeat(64),
+          occurred_at: tombstone.removed_at,
+          linked_at: tombstone.removed_at,
+        });
         expect(canon(entry.tombstone)).toBe(canon(tombstone));
         continue; // a redacted leaf is taken as written
       }

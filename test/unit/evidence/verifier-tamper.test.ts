@@ -35,7 +35,10 @@ const swap = (lines: readonly string[], a: number, b: number): string[] => {
   [copy[a], copy[b]] = [copy[b]!, copy[a]!];
   return copy;
 };
+const tombstone3to4 = parse(VECTOR_LINES[L.e3]!).tombstone as Json;
+/** Every field section 7 fixes on a redacted entry, under the vector's tombstone. */
 const blank = {
+  record_hash: '0'.repeat(64),
   intent_id: '',
   actor_id: '',
   capability: '',
@@ -43,8 +46,9 @@ const blank = {
   tier: 0,
   allowed: false,
   amount_usd: 0,
+  occurred_at: tombstone3to4.removed_at,
+  linked_at: tombstone3to4.removed_at,
 };
-const tombstone3to4 = parse(VECTOR_LINES[L.e3]!).tombstone as Json;
 const fakeTombstone = (from: number, to: number): Json => ({
   ...tombstone3to4,
   from_sequence: from,

@@ -66,4 +66,81 @@ describe('SQLite migrations', () => {
     expect(db.prepare('SELECT count(*) AS n FROM tenants').get()).toEqual({ n: 3 });
     db.close();
   });
+
+  it('6 brings entries redacted before it to the corrected section 7 form and erases their intents', () => {
+    const t = tmpDir();
+    cleanup = t.cleanup;
+    const file = join(t.path, 'svc.db');
+    const raw = new Database(file);
+    for (const m of MIGRATIONS.slice(0, 5)) raw.exec(m);
+    raw.pragma('user_version = 5');
+    const tombstone = JSON.stringify({
+      authorised_by: 'alice',
+      from_sequence: 1,
+      reason: 'erasure',
+      record_count: 1,
+      removed_at: '2026-02-01T00:00:00.000Z',
+      to_sequence: 1,
+    });
+    const journal = raw.prepare(
+      `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
+         capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
+       VALUES ('acme', ?, ?, ?, NULL, '{}', ?, ?, ?, ?, 0, ?, '', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', ?, ?, ?)`,
+    );
+    const hash = 'ab'.repeat(32);
+    // the old form: blanked, but record hash and times kept
+    journal.run(1, 'decision', 'rcp_1', hash, '', '', '', 0, tombstone, hash, hash);
+    journal.run(2, 'decision', 'rcp_2', hash, 'int_2', 'bot', 'crm.read', 1, null, hash, hash);
+    journal.run(
+      3,
+      'redaction',
+      'rcp_3',
+      hash,
+      'int_3',
+      'alice',
+      'svc.journal.redact',
+      1,
+      tombstone,
+      hash,
+      hash,
+    );
+    const intent = raw.prepare(
+      `INSERT INTO intents (tenant_id, id, task_id, step, actor_id, capability, action, route, request_digest, request,
+         outcome, code, reason, amount_micros, grant_id, approval_id, receipt_id, created_at, updated_at)
+       VALUES ('acme', ?, 't1', ?, 'bot', 'crm.read', 'read', 'action', ?, '{"x":1}', 'refused', 'denied', 'secret reason', 0, NULL, NULL, ?, 'x', 'x')`,
+    );
+    intent.run('int_1', 's1', hash, 'rcp_1');
+    intent.run('int_2', 's2', hash, 'rcp_2');
+    raw.close();
+
+    const db = openDatabase(file);
+    const rows = db
+      .prepare('SELECT sequence, record_hash, occurred_at, linked_at FROM journal ORDER BY sequence')
+      .all();
+    expect(rows).toEqual([
+      {
+        sequence: 1,
+        record_hash: '0'.repeat(64),
+        occurred_at: '2026-02-01T00:00:00.000Z',
+        linked_at: '2026-02-01T00:00:00.000Z',
+      },
+      {
+        sequence: 2,
+        record_hash: hash,
+        occurred_at: '2026-01-01T00:00:00.000Z',
+        linked_at: '2026-01-01T00:00:00.000Z',
+      },
+      {
+        sequence: 3,
+        record_hash: hash,
+        occurred_at: '2026-01-01T00:00:00.000Z',
+        linked_at: '2026-01-01T00:00:00.000Z',
+      },
+    ]);
+    expect(db.prepare('SELECT id, request_digest, request, reason FROM intents ORDER BY id').all()).toEqual([
+      { id: 'int_1', request_digest: '', request: '{}', reason: null },
+      { id: 'int_2', request_digest: hash, request: '{"x":1}', reason: 'secret reason' },
+    ]);
+    db.close();
+  });
 });
