@@ -10,6 +10,7 @@ export const FINDING_CODES = {
   blank_line: 'an empty line',
   missing_final_newline: 'the last line does not end in \\n',
   line_too_long: 'a line is longer than 1 MiB; it is not parsed',
+  nesting_too_deep: 'a line nests arrays or objects more than 32 deep; it is not parsed',
   invalid_utf8: 'a line is not valid UTF-8',
   invalid_json: 'a line is not JSON',
   not_an_object: 'a line is JSON but not an object',

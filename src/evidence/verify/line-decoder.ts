@@ -1,6 +1,7 @@
 import { cjson, findCanonicalProblem } from '../cjson.js';
 import type { FindingCollector } from './findings.js';
 import type { RawLine } from './line-reader.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan } from './nesting-depth.js';
 
 /** A line that passed the byte, UTF-8 and JSON rules: its text and its parsed object. */
 export interface DecodedLine {
@@ -50,6 +51,14 @@ export function decodeLine(raw: RawLine, sink: FindingCollector): DecodedLine | 
     text = utf8.decode(bytes);
   } catch {
     sink.add('invalid_utf8', at, 'line is not valid UTF-8');
+    return undefined;
+  }
+  if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) {
+    sink.add(
+      'nesting_too_deep',
+      at,
+      `line nests arrays or objects more than ${MAX_NESTING_DEPTH} deep (the format needs 3); not parsed`,
+    );
     return undefined;
   }
   let value: unknown;
