@@ -70,8 +70,9 @@ export interface ExecutionStore {
     o: ExecutionOutcome & { sentDigest: string | null },
   ): Promise<SealedReceipt>;
   /**
-   * Start-up: every execution still pending was interrupted mid-call. Each becomes
-   * outcome unknown with its journal record; none is ever sent again. Returns how many.
+   * Start-up: every execution still pending whose daemon process is gone was interrupted
+   * mid-call. Each becomes outcome unknown with its journal record; none is ever sent again.
+   * Calls another live daemon on the same store holds open are left to it. Returns how many.
    */
   markInterrupted(): Promise<number>;
 }

@@ -8,6 +8,7 @@ import { buildDaemon } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { parseIntegrationDocument } from '../../src/integration/document.js';
 import { SecretBox } from '../../src/integration/secret-box.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { capability, register } from '../helpers/registry.js';
@@ -497,8 +498,15 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
     expect(f.store.db.prepare('SELECT state FROM executions').pluck().get()).toBe('pending');
     // the same key stays claimed: the effect is never sent twice
     expect((await post(create)).status).toBe(409);
-    expect(await f.store.executions.markInterrupted()).toBe(1);
+    // this daemon is alive and may still record it; a daemon starting up later judges it
     expect(await f.store.executions.markInterrupted()).toBe(0);
+    const restarted = SqliteStore.open(f.dir.database, { clock: () => f.now.value });
+    try {
+      expect(await restarted.executions.markInterrupted()).toBe(1);
+      expect(await restarted.executions.markInterrupted()).toBe(0);
+    } finally {
+      await restarted.close();
+    }
     const last = JSON.parse(journal().at(-1)!.record);
     expect(last).toMatchObject({
       kind: 'execution',

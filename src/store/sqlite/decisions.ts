@@ -9,6 +9,7 @@ import type { DecisionStore, PendingExecution, Sealed, SurfaceCheck } from '../d
 import { CommitQueue } from './commit-queue.js';
 import type { Db } from './database.js';
 import { DecisionStateLoader } from './decision-state.js';
+import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { JournalWriter } from './journal.js';
 
 export const GRANT_TTL_MS = 5 * 60_000;
@@ -26,6 +27,8 @@ export class SqliteDecisions implements DecisionStore {
     private readonly db: Db,
     private readonly clock: () => Date = () => new Date(),
     queue?: CommitQueue,
+    /** the process a brokered execution's call runs in */
+    private readonly owner: ExecutionOwner = thisProcess(),
   ) {
     this.loader = new DecisionStateLoader(db);
     this.journal = new JournalWriter(db);
@@ -62,7 +65,8 @@ export class SqliteDecisions implements DecisionStore {
       ),
       execution: db.prepare(
         `INSERT INTO executions (tenant_id, id, intent_id, task_id, step, actor_id, capability, action, tier, surface_id,
-           operation, credential_ref, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
+           operation, credential_ref, state, created_at, owner_pid, owner_instance)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
       ),
       grant: db.prepare(
         `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -196,6 +200,8 @@ export class SqliteDecisions implements DecisionStore {
           brokered.operation,
           brokered.credentialRef,
           at,
+          this.owner.pid,
+          this.owner.instance,
         );
       }
       if (o.consumeApprovalId) approval = { approvalId: o.consumeApprovalId, status: 'consumed' };

@@ -3,6 +3,7 @@ import { randomId } from '../../core/ids.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
 import { CommitQueue } from './commit-queue.js';
+import { ownerAlive, thisProcess, type ExecutionOwner } from './execution-owner.js';
 import type { Db } from './database.js';
 import { JournalWriter } from './journal.js';
 
@@ -20,6 +21,8 @@ interface Row {
   operation: string;
   credential_ref: string;
   state: 'pending' | 'succeeded' | 'failed' | 'unknown';
+  owner_pid: number | null;
+  owner_instance: string | null;
 }
 
 export const INTERRUPTED_REASON =
@@ -35,6 +38,8 @@ export class SqliteExecutions implements ExecutionStore {
     private readonly clock: () => Date,
     /** shared with the decisions, so outcomes and new decisions ride one fsync */
     private readonly queue: CommitQueue = new CommitQueue(db),
+    /** this process: its own pending calls, and other live daemons', are not interrupted */
+    private readonly owner: ExecutionOwner = thisProcess(),
   ) {
     this.journal = new JournalWriter(db);
     this.q = {
@@ -69,7 +74,9 @@ export class SqliteExecutions implements ExecutionStore {
   async markInterrupted(): Promise<number> {
     return this.db
       .transaction(() => {
-        const rows = this.q.pending.all();
+        const rows = this.q.pending
+          .all()
+          .filter((row) => !ownerAlive(this.owner, { pid: row.owner_pid, instance: row.owner_instance }));
         for (const row of rows) {
           this.seal(
             row,

@@ -403,6 +403,8 @@ export const MIGRATIONS: readonly string[] = [
   // both its times are the tombstone's removed_at; entries redacted earlier are brought to
   // that form, and the operational copies of their private parts are erased as a redaction
   // now does. Their intent ids were blanked, so intents are found by the receipt they hold.
+  // And a brokered execution records the daemon process that holds its call open, so a daemon
+  // starting beside a live one judges only the calls a dead process left pending.
   `
   CREATE INDEX journal_observations ON journal(tenant_id, intent_id) WHERE kind = 'observation';
 
@@ -419,6 +421,9 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE executions SET effect_id = NULL, digest = NULL
     WHERE (tenant_id, intent_id) IN (SELECT tenant_id, id FROM redacted_intents);
   DROP TABLE redacted_intents;
+
+  ALTER TABLE executions ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE executions ADD COLUMN owner_instance TEXT;
 
   UPDATE journal SET record_hash = '${'0'.repeat(64)}',
       occurred_at = json_extract(tombstone, '$.removed_at'),

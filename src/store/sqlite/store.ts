@@ -11,6 +11,7 @@ import { SqliteDecisions } from './decisions.js';
 import { SqliteDiscovery } from './discovery.js';
 import { SqliteEffects } from './effects.js';
 import { SqliteEntitlements } from './entitlements.js';
+import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { SqliteExecutions } from './executions.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
 import { SqliteJournalExports } from './journal-export.js';
@@ -56,6 +57,7 @@ export class SqliteStore implements Store {
   private constructor(
     readonly db: Db,
     clock: () => Date,
+    owner: ExecutionOwner,
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
@@ -67,10 +69,10 @@ export class SqliteStore implements Store {
     this.tasks = new SqliteTasks(db);
     // One group-commit queue: brokered outcomes and new decisions share each durable commit.
     const commits = new CommitQueue(db);
-    this.decisions = new SqliteDecisions(db, clock, commits);
+    this.decisions = new SqliteDecisions(db, clock, commits, owner);
     this.effects = new SqliteEffects(db, clock);
     this.surfaces = new SqliteSurfaces(db, clock);
-    this.executions = new SqliteExecutions(db, clock, commits);
+    this.executions = new SqliteExecutions(db, clock, commits, owner);
     this.secrets = new SqliteSecrets(db);
     this.taskReads = new SqliteTaskReads(db);
     this.constraints = new SqliteConstraints(db);
@@ -86,9 +88,12 @@ export class SqliteStore implements Store {
     this.channels = new SqliteChannels(db);
   }
 
-  /** `clock` is what decisions are timed by; tests pass their own. */
+  /**
+   * `clock` is what decisions are timed by; tests pass their own. Each open store is one
+   * owner of brokered calls: a second store on the same file is another daemon.
+   */
   static open(file: string, opts: { clock?: () => Date } = {}): SqliteStore {
-    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()));
+    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()), thisProcess());
   }
 
   async ping(): Promise<void> {
