@@ -454,6 +454,11 @@ const CASES: TamperCase[] = [
   { name: 'BOM', file: () => '\ufeff' + joinLines(VECTOR_LINES), codes: ['byte_order_mark'] },
   { name: 'blank line', file: () => joinLines(insertAt(VECTOR_LINES, L.e4, '')), codes: ['blank_line'] },
   {
+    name: 'a line nested 33 deep (set aside unparsed: nothing else follows from it)',
+    file: () => joinLines(insertAt(VECTOR_LINES, L.e4, `{"a":${'['.repeat(32)}${']'.repeat(32)}}`)),
+    codes: ['nesting_too_deep'],
+  },
+  {
     name: 'no final newline',
     file: () => joinLines(VECTOR_LINES).slice(0, -1),
     codes: ['missing_final_newline'],
