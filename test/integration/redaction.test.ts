@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cjson } from '../../src/evidence/cjson.js';
 import { nodeCrypto } from '../../src/evidence/node-crypto.js';
@@ -271,6 +273,13 @@ describe('svc journal redact', () => {
       .map((t) => JSON.stringify(f.store.db.prepare(`SELECT * FROM "${t}"`).all()))
       .join('\n');
     for (const secret of ['Jane Roe', 'corr-pay-secret', 'invoice 4711']) expect(dump).not.toContain(secret);
+    // ... nor in the bytes of the database files: freed space and the write-ahead log keep old
+    // row images unless the redaction scrubs them.
+    for (const file of readdirSync(f.dir.root).filter((x) => x.startsWith('svc.db'))) {
+      const bytes = readFileSync(join(f.dir.root, file));
+      for (const secret of ['Jane Roe', 'corr-pay-secret', 'invoice 4711'])
+        expect(bytes.includes(Buffer.from(secret)), `${secret} in ${file}`).toBe(false);
+    }
 
     // The effect key stays claimed: the same request again is refused, nothing is reserved twice.
     const again = await post('/v1/action', pay, bot);

@@ -82,10 +82,33 @@ export class SqliteRedactions implements Redactions {
       }
       return { tombstone, sequence: appended.sequence, receiptId };
     });
+    // Erased means erased from the files too: secure_delete zeroes the space the old rows
+    // leave, and a truncating checkpoint moves the new pages into the database file and
+    // empties the write-ahead log, which still holds the old row images.
+    const secureDelete = this.db.pragma('secure_delete', { simple: true }) as number;
+    this.db.pragma('secure_delete = ON');
+    let result: RedactionResult;
     try {
-      return tx.immediate();
+      result = tx.immediate();
     } catch (err) {
       throw storeError(err, `the redaction of ${r.from}..${r.to}`);
+    } finally {
+      this.db.pragma(`secure_delete = ${secureDelete}`);
+    }
+    this.scrubLog();
+    return result;
+  }
+
+  /**
+   * Best effort, after the commit: a reader holding an older snapshot (an export, another
+   * daemon) keeps the log from being emptied now; the old images then go at a later
+   * checkpoint, which this call cannot wait for without blocking the daemon.
+   */
+  private scrubLog(): void {
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // busy: the redaction itself is committed; the checkpoint is an extra
     }
   }
 
