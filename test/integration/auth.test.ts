@@ -81,7 +81,11 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
   it('unknown routes and bad JSON get coded errors; 5xx hide internals', async () => {
     const r = await f.app.inject({ method: 'GET', url: '/v1/nothing?x=1' });
     expect(r.statusCode).toBe(404);
-    expect(r.json()).toEqual({ code: 'not_found', reason: 'no route GET /v1/nothing' });
+    expect(r.json()).toEqual({
+      code: 'not_found',
+      reason: 'no such route',
+      remedy: 'check the method and the path',
+    });
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
