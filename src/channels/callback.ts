@@ -57,9 +57,10 @@ export class ApprovalChannels {
   private async chat(channel: ChatChannel, req: CallbackRequest): Promise<CallbackReply> {
     const secret = await this.secrets.resolve(channel.tenantId, channel.signingSecretRef);
     if (!secret.ok) {
-      throw new SvcError('unavailable', `the signing secret of channel ${channel.id} cannot be resolved`, {
-        cause: new Error(secret.problem),
-        remedy: `check ${channel.signingSecretRef} where the daemon runs`,
+      // The caller is unauthenticated: the reference and the problem go to the log only.
+      throw new SvcError('unavailable', 'this approval channel cannot verify callbacks right now', {
+        cause: new Error(`channel ${channel.id}: ${channel.signingSecretRef}: ${secret.problem}`),
+        remedy: 'the deployment operator can see why in the daemon log, under this request id',
       });
     }
     const nowSec = Math.floor(this.clock().getTime() / 1000);

@@ -1,7 +1,10 @@
 import { chmodSync, renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { revokeToken } from '../../src/provisioning/token.js';
+import { buildDaemon } from '../../src/daemon/app.js';
+import { daemonDeps } from '../../src/daemon/wiring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { logCapture } from '../helpers/log-capture.js';
 
 describe('daemon authentication (app.inject, real SQLite)', () => {
   let f: Fixture;
@@ -89,13 +92,20 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('readiness fails with the reason when a signing key cannot be loaded', async () => {
+  it('readiness fails naming the part, never a path, tenant or key id; the log has the detail', async () => {
     const key = (await f.store.keys.active('acme'))!;
     const file = f.dir.keyFile('acme', key.keyId);
     chmodSync(file, 0o644);
-    let r = await f.app.inject('/readyz');
+    const log = logCapture();
+    const logged = buildDaemon(daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value }), {
+      logger: { stream: log.stream },
+    });
+    let r = await logged.inject('/readyz');
+    await logged.close();
     expect(r.statusCode).toBe(503);
-    expect(r.json().reason).toMatch(/readable by group or others/);
+    expect(r.json()).toEqual({ code: 'unavailable', reason: 'a signing key cannot be loaded' });
+    for (const secretish of [f.dir.root, 'acme', key.keyId]) expect(r.body).not.toContain(secretish);
+    expect(log.text()).toMatch(/readable by group or others/);
     chmodSync(file, 0o600);
     renameSync(file, `${file}.gone`);
     r = await f.app.inject('/readyz');

@@ -1,20 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDaemon } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
-
-/** Every log line the daemon writes, as text, through its real pino logger. */
-function logCapture(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
+import { logCapture } from '../helpers/log-capture.js';
 
 describe('logs and error bodies never carry what the caller sent', () => {
   let f: Fixture;
