@@ -49,7 +49,8 @@ export class ApprovalChannels {
   async handle(req: CallbackRequest): Promise<CallbackReply> {
     const channel = await this.store.channels.get(req.channelId);
     if (!channel) {
-      throw new SvcError('not_found', `no approval channel ${req.channelId}`, { code: 'unknown_channel' });
+      // semantics.md: an unknown channel id is 404. The id is the caller's input: not echoed.
+      throw new SvcError('not_found', 'no such approval channel', { code: 'unknown_channel' });
     }
     return channel.kind === 'chat' ? this.chat(channel, req) : this.collab(channel, req);
   }

@@ -161,4 +161,33 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
     });
     expect(proto.statusCode).toBe(400);
   });
+
+  it('authenticates before the body is read: without a credential every bad body is 401', async () => {
+    const bodies: [string, string][] = [
+      ['application/json', '{"a":'],
+      ['application/json', JSON.stringify({ intent: 'x'.repeat(300 * 1024) })],
+      ['text/plain', 'hi'],
+      ['application/json', '{"tenant_id": 7}'],
+    ];
+    for (const [type, payload] of bodies) {
+      for (const headers of [{}, { authorization: 'Bearer svct_0123456789abcdef_nope' }]) {
+        const r = await f.app.inject({
+          method: 'POST',
+          url: '/v1/action',
+          headers: { 'content-type': type, ...headers },
+          payload,
+        });
+        expect(r.statusCode, `${type} ${payload.slice(0, 20)}`).toBe(401);
+        expect(r.json().code).toBe('unauthenticated');
+      }
+    }
+    // Every authenticated route, not only /v1/action.
+    const unsigned = await f.app.inject({
+      method: 'POST',
+      url: '/v1/grants/present',
+      headers: { 'content-type': 'application/json' },
+      payload: '[',
+    });
+    expect(unsigned.statusCode).toBe(401);
+  });
 });

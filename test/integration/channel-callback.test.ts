@@ -302,7 +302,7 @@ describe('POST /approvals/{channel}/callback', () => {
       const id = await defer('c9');
       const unknown = await chat('U_BOB', id, 'approve', { channel: 'no-such-channel' });
       expect(unknown.statusCode).toBe(404);
-      expect(unknown.json().code).toBe('unknown_channel');
+      expect(unknown.json()).toEqual({ code: 'unknown_channel', reason: 'no such approval channel' });
       const theirs = await f.app.inject({
         method: 'POST',
         url: '/v1/action',
