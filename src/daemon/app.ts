@@ -6,6 +6,7 @@ import { SvcError } from '../core/errors.js';
 import { authenticator } from './auth.js';
 import type { DaemonDeps } from './deps.js';
 import { errorHandler } from './error-mapping.js';
+import { useGuardedJson } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { accessRoutes } from './routes/access.js';
@@ -95,6 +96,7 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   app.addHook('onClose', async () => deps.broker.close());
   // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
   app.removeContentTypeParser('text/plain');
+  useGuardedJson(app);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
     errorHandler(

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import { buildDaemon, daemonRoutes } from '../../src/daemon/app.js';
+import type { AuthMode } from '../../src/daemon/auth.js';
+import type { AnyRoute } from '../../src/daemon/route.js';
+import { daemonDeps } from '../../src/daemon/wiring.js';
+import { parseIntegrationDocument } from '../../src/integration/document.js';
+import { addActor } from '../../src/provisioning/actor.js';
+import type { Role } from '../../src/core/actor.js';
+import { downstream, type Downstream } from './downstream.js';
+import { fixture, type Fixture } from './fixture.js';
+import { capability, register } from './registry.js';
+
+/** Credentials the suites use: held here so the leak scan knows what must never be printed. */
+export const OPS_SECRET = 'sk_live_ops_9f2c41d7e3b8a605';
+
+const doc = (url: string) => `
+surfaces:
+  - id: crm
+    adapter: http
+    base_url: ${url}
+    credential_ref: env:SVC_FULL_OPS_TOKEN
+    credential_refs: [env:SVC_FULL_OPS_TOKEN]
+    auth: { type: bearer }
+    check: { method: GET, path: /health }
+    operations:
+      contacts.create: { method: POST, path: /contacts }
+`;
+
+/** Humans of tenant acme, one per role (and one with none); `alice` is administrator + operator. */
+export const HUMANS: Record<string, Role[]> = {
+  nobody: [],
+  opal: ['operator'],
+  adam: ['administrator'],
+  apri: ['approver'],
+  mona: ['manager'],
+  audi: ['auditor'],
+};
+
+export interface FullDaemon {
+  f: Fixture;
+  app: FastifyInstance;
+  /** the app's own route table: what is mounted is what the suites iterate */
+  routes: AnyRoute[];
+  ds: Downstream;
+  /** a live token per actor id of tenant acme, and `olga` of tenant other */
+  tokens: Record<string, string>;
+  close: () => Promise<void>;
+}
+
+/**
+ * The daemon with every route mounted (the integration-operations document included), a
+ * registered capability, permission, task and permissive policy in tenant acme, and a
+ * token for an actor of every kind and role.
+ */
+export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<FullDaemon> {
+  process.env.SVC_FULL_OPS_TOKEN = OPS_SECRET;
+  const f = await fixture();
+  const ds = await downstream();
+  const integration = parseIntegrationDocument(doc(ds.url), 'ops.yaml');
+  const deps = daemonDeps(f.dir, f.store, {
+    authMode: opts.authMode ?? 'token',
+    clock: () => f.now.value,
+    integration,
+  });
+  const app = buildDaemon(deps, { logger: false });
+  await app.ready();
+  const at = f.now.value;
+  for (const [id, roles] of Object.entries(HUMANS)) {
+    await addActor(f.store, { tenantId: 'acme', id, kind: 'human', roles }, at);
+  }
+  await addActor(f.store, { tenantId: 'acme', id: 'svc1', kind: 'service' }, at);
+  for (const tenantId of ['acme', 'other']) {
+    await register(f.store, tenantId, {
+      caps: [
+        capability(tenantId, 'crm.read', { requestable: true }),
+        capability(tenantId, 'crm.write', { actions: ['write'], requestable: true }),
+      ],
+      grants: tenantId === 'acme' ? [['bot', 'crm.read']] : [],
+      tasks: [{ id: 't1', sponsor: tenantId === 'acme' ? 'alice' : 'olga', budget: 100_000_000n }],
+    });
+  }
+  const tokens: Record<string, string> = { alice: f.adminToken, olga: await f.token('other', 'olga') };
+  for (const id of [...Object.keys(HUMANS), 'bot', 'svc1']) tokens[id] = await f.token('acme', id);
+  return {
+    f,
+    app,
+    routes: daemonRoutes(deps),
+    ds,
+    tokens,
+    close: async () => {
+      await app.close();
+      await ds.close();
+      await f.close();
+    },
+  };
+}
+
+/** A route's URL with every path parameter filled. */
+export function concreteUrl(route: AnyRoute, value = 'zzz_00000000000000000000000000000000'): string {
+  return route.url.replace(/:[a-z_]+/g, (name) => (name === ':channel' ? 'no-such-channel' : value));
+}
+
+/** The routes that parse a JSON body. */
+export function jsonBodyRoutes(routes: readonly AnyRoute[]): AnyRoute[] {
+  return routes.filter((r) => r.method === 'POST' && !r.rawBody);
+}
