@@ -5,6 +5,7 @@ import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
 import { CommitQueue } from './commit-queue.js';
 import type { Db } from './database.js';
 import { JournalWriter } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 interface Row {
   tenant_id: string;
@@ -67,28 +68,26 @@ export class SqliteExecutions implements ExecutionStore {
   }
 
   async markInterrupted(): Promise<number> {
-    return this.db
-      .transaction(() => {
-        const rows = this.q.pending.all();
-        for (const row of rows) {
-          this.seal(
-            row,
-            {
-              outcome: 'unknown',
-              sent: true,
-              status: null,
-              effectId: null,
-              digest: null,
-              bytes: 0,
-              error: 'interrupted',
-              reason: INTERRUPTED_REASON,
-            },
-            { recovered: true },
-          );
-        }
-        return rows.length;
-      })
-      .immediate();
+    return writeTransaction(this.db, () => {
+      const rows = this.q.pending.all();
+      for (const row of rows) {
+        this.seal(
+          row,
+          {
+            outcome: 'unknown',
+            sent: true,
+            status: null,
+            effectId: null,
+            digest: null,
+            bytes: 0,
+            error: 'interrupted',
+            reason: INTERRUPTED_REASON,
+          },
+          { recovered: true },
+        );
+      }
+      return rows.length;
+    });
   }
 
   private seal(row: Row, o: ExecutionOutcome, extra: Record<string, unknown>): SealedReceipt {

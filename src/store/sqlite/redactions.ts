@@ -7,6 +7,7 @@ import type { RedactionRequest, RedactionResult, Redactions } from '../evidence-
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { readLogState } from './log-state.js';
+import { writeTransaction } from './write-lock.js';
 
 /**
  * Retention redacts in place (evidence-format.md §7): the redaction record R is journaled
@@ -74,7 +75,7 @@ export class SqliteRedactions implements Redactions {
       return { tombstone, sequence: appended.sequence, receiptId };
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `the redaction of ${r.from}..${r.to}`);
     }

@@ -25,6 +25,7 @@ import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
+import { writeTransaction, type LockWait } from './write-lock.js';
 
 export class SqliteStore implements Store {
   readonly tenants: SqliteTenants;
@@ -86,14 +87,17 @@ export class SqliteStore implements Store {
     this.channels = new SqliteChannels(db);
   }
 
-  /** `clock` is what decisions are timed by; tests pass their own. */
-  static open(file: string, opts: { clock?: () => Date } = {}): SqliteStore {
-    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()));
+  /** `clock` is what decisions are timed by; tests pass their own. `lockWait`: see write-lock.ts. */
+  static open(file: string, opts: { clock?: () => Date; lockWait?: LockWait } = {}): SqliteStore {
+    return new SqliteStore(
+      openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {}),
+      opts.clock ?? (() => new Date()),
+    );
   }
 
   async ping(): Promise<void> {
     // BEGIN IMMEDIATE takes the write lock: it proves the file is writable without writing.
-    this.db.transaction(() => undefined).immediate();
+    await writeTransaction(this.db, () => undefined);
   }
 
   async close(): Promise<void> {
