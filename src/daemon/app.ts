@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import { authenticator } from './auth.js';
 import type { DaemonDeps } from './deps.js';
-import { errorHandler } from './error-mapping.js';
+import { errorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './error-mapping.js';
 import { useGuardedJson } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
@@ -85,6 +85,8 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkErrorHandler,
     ...(opts.https ? { https: opts.https } : {}),
   }) as unknown as FastifyInstance;
 

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../src/store/sqlite/database.js';
 import { buildDaemon, daemonRoutes } from '../../src/daemon/app.js';
 import type { AuthMode } from '../../src/daemon/auth.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
@@ -8,6 +10,7 @@ import { addActor } from '../../src/provisioning/actor.js';
 import type { Role } from '../../src/core/actor.js';
 import { downstream, type Downstream } from './downstream.js';
 import { fixture, type Fixture } from './fixture.js';
+import { leakScan } from './leak-scan.js';
 import { capability, register } from './registry.js';
 
 /** Credentials the suites use: held here so the leak scan knows what must never be printed. */
@@ -44,6 +47,10 @@ export interface FullDaemon {
   ds: Downstream;
   /** a live token per actor id of tenant acme, and `olga` of tenant other */
   tokens: Record<string, string>;
+  /** every line the daemon logged (info and above) */
+  logLines: string[];
+  /** a hash of every row of every table: equal before and after means nothing was written */
+  digest: () => string;
   close: () => Promise<void>;
 }
 
@@ -54,6 +61,7 @@ export interface FullDaemon {
  */
 export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<FullDaemon> {
   process.env.SVC_FULL_OPS_TOKEN = OPS_SECRET;
+  leakScan.remember(OPS_SECRET, 'the integration credential (env:SVC_FULL_OPS_TOKEN)');
   const f = await fixture();
   const ds = await downstream();
   const integration = parseIntegrationDocument(doc(ds.url), 'ops.yaml');
@@ -62,7 +70,10 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     clock: () => f.now.value,
     integration,
   });
-  const app = buildDaemon(deps, { logger: false });
+  const logLines: string[] = [];
+  const app = buildDaemon(deps, {
+    logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
+  });
   await app.ready();
   const at = f.now.value;
   for (const [id, roles] of Object.entries(HUMANS)) {
@@ -87,12 +98,30 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     routes: daemonRoutes(deps),
     ds,
     tokens,
+    logLines,
+    digest: () => tableDigest(f.store.db),
     close: async () => {
       await app.close();
       await ds.close();
       await f.close();
     },
   };
+}
+
+/** SHA-256 over every row of every table, in a stable order. */
+export function tableDigest(db: Db): string {
+  const h = createHash('sha256');
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  for (const t of tables) {
+    h.update(`\u0000${t}\u0000`);
+    for (const row of db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).raw().iterate()) {
+      h.update(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+    }
+  }
+  return h.digest('hex');
 }
 
 /** A route's URL with every path parameter filled. */
