@@ -85,7 +85,7 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
     ...(opts.https ? { https: opts.https } : {}),
   }) as unknown as FastifyInstance;
