@@ -47,30 +47,26 @@ describe('grants and observed effects (app.inject, real SQLite)', () => {
   });
   afterEach(async () => f.close());
 
-  it('a grant is presented once, then its effect is journaled once by the presenter', async () => {
+  it('a grant is presented once, then its effect is journaled once, both by the actor it was minted for', async () => {
     const d = (await decide('crm.read', 'g1')).json();
     const grantId = d.grant.grant_id as string;
-    const presented = await post('/v1/grants/present', { grant_id: grantId }, app);
+    const presented = await post('/v1/grants/present', { grant_id: grantId }, bot);
     expect(presented.statusCode).toBe(200);
     expect(presented.json()).toMatchObject({
       grant_id: grantId,
       intent_id: d.intent_id,
       actor_id: 'bot',
-      presented_by: 'crm-app',
+      presented_by: 'bot',
       capability: 'crm.read',
       action: 'read',
     });
     expect((await post('/v1/grants/present', { grant_id: grantId }, bot)).json().code).toBe(
       'grant_presented',
     );
-
-    expect(
-      (await post('/v1/grants/receipt', { grant_id: grantId, status: 'succeeded' }, bot)).json().code,
-    ).toBe('grant_not_presented');
     const receipt = await post(
       '/v1/grants/receipt',
       { grant_id: grantId, status: 'succeeded', effect_id: 'contact-42', detail: { rows: 1 } },
-      app,
+      bot,
     );
     expect(receipt.statusCode).toBe(200);
     expect(receipt.json()).toMatchObject({
@@ -80,15 +76,58 @@ describe('grants and observed effects (app.inject, real SQLite)', () => {
       observed: true,
       sequence: 2,
     });
-    expect((await post('/v1/grants/receipt', { grant_id: grantId, status: 'failed' }, app)).statusCode).toBe(
+    expect((await post('/v1/grants/receipt', { grant_id: grantId, status: 'failed' }, bot)).statusCode).toBe(
       409,
     );
+  });
+
+  it('receipt before present is refused to the grant actor', async () => {
+    const grantId = (await decide('crm.read', 'g0')).json().grant.grant_id as string;
+    const r = await post('/v1/grants/receipt', { grant_id: grantId, status: 'succeeded' }, bot);
+    expect(r.statusCode).toBe(403);
+    expect(r.json().code).toBe('grant_not_presented');
+  });
+
+  it("no other actor of the tenant can present another actor's grant or report its effect; the answer equals an unknown grant's", async () => {
+    const grantId = (await decide('crm.read', 'g3')).json().grant.grant_id as string;
+    await f.store.actors.add({
+      tenantId: 'acme',
+      id: 'audrey',
+      kind: 'human',
+      roles: ['auditor'],
+      managerId: null,
+      certSubject: null,
+      displayName: null,
+      createdAt: 'x',
+    });
+    const auditor = await f.token('acme', 'audrey');
+    const unknown = 'grt_' + 'f'.repeat(32);
+    const strip = (body: Record<string, unknown>) => {
+      const { request_id: _r, ...rest } = body;
+      return JSON.stringify(rest).replaceAll(grantId, '<id>').replaceAll(unknown, '<id>');
+    };
+    for (const token of [app, auditor]) {
+      for (const url of ['/v1/grants/present', '/v1/grants/receipt']) {
+        const body = url.endsWith('present') ? {} : { status: 'succeeded' };
+        const other = await post(url, { grant_id: grantId, ...body }, token);
+        const none = await post(url, { grant_id: unknown, ...body }, token);
+        expect(other.statusCode).toBe(404);
+        expect(strip(other.json())).toBe(strip(none.json()));
+      }
+    }
+    // the grant is untouched: its own actor still presents it and reports the effect
+    expect((await post('/v1/grants/present', { grant_id: grantId }, bot)).statusCode).toBe(200);
+    expect(
+      (await post('/v1/grants/receipt', { grant_id: grantId, status: 'succeeded' }, bot)).statusCode,
+    ).toBe(200);
+    // and once presented, another actor still learns nothing about it
+    expect((await post('/v1/grants/present', { grant_id: grantId }, app)).statusCode).toBe(404);
   });
 
   it('an expired grant cannot be presented; unknown and other-tenant grants are 404', async () => {
     const grantId = (await decide('crm.read', 'g2')).json().grant.grant_id as string;
     f.now.value = new Date(f.now.value.getTime() + 5 * 60_000);
-    const r = await post('/v1/grants/present', { grant_id: grantId }, app);
+    const r = await post('/v1/grants/present', { grant_id: grantId }, bot);
     expect(r.statusCode).toBe(403);
     expect(r.json().code).toBe('grant_expired');
     expect((await post('/v1/grants/present', { grant_id: 'grt_' + '0'.repeat(32) }, app)).statusCode).toBe(

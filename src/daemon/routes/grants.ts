@@ -28,10 +28,13 @@ const EffectReceipt = z
 
 const errors = {
   403: {
-    description: 'refused (expired grant, not the presenter, not the intent actor)',
+    description: 'refused (expired grant, grant not presented yet, not the intent actor)',
     schema: ErrorBodySchema,
   },
-  404: { description: 'no such grant or intent in this tenant', schema: ErrorBodySchema },
+  404: {
+    description: 'no such grant or intent in this tenant; also a grant minted for another actor',
+    schema: ErrorBodySchema,
+  },
   409: { description: 'already presented, or the effect is already journaled', schema: ErrorBodySchema },
 };
 
@@ -61,7 +64,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/grants/present',
-      summary: 'bind a stored grant, once, to the authenticated caller',
+      summary: 'bind a stored grant, once, to the actor it was minted for',
       tag: 'Grants',
       auth: 'token',
       body: z.strictObject({ grant_id: ID }),

@@ -76,7 +76,7 @@ export class SqliteEffects implements EffectStore {
   async presentGrant(tenantId: string, grantId: string, caller: Actor): Promise<PresentedGrant> {
     return this.tx(() => {
       const now = this.clock();
-      const g = this.grant(tenantId, grantId);
+      const g = this.ownGrant(tenantId, grantId, caller);
       if (Date.parse(g.expires_at) <= now.getTime()) {
         throw new SvcError('forbidden', `grant ${grantId} expired at ${g.expires_at}`, {
           code: 'grant_expired',
@@ -111,11 +111,11 @@ export class SqliteEffects implements EffectStore {
     effect: ReportedEffect,
   ): Promise<SealedReceipt> {
     return this.tx(() => {
-      const g = this.grant(tenantId, grantId);
+      const g = this.ownGrant(tenantId, grantId, caller);
       if (g.presented_by !== caller.id) {
         throw new SvcError('forbidden', `grant ${grantId} is not presented by ${caller.id}`, {
           code: 'grant_not_presented',
-          remedy: 'POST /v1/grants/present first, as the caller that reports the effect',
+          remedy: 'POST /v1/grants/present first',
         });
       }
       if (g.effect_recorded_at !== null) {
@@ -196,9 +196,14 @@ export class SqliteEffects implements EffectStore {
     });
   }
 
-  private grant(tenantId: string, grantId: string): GrantRow {
+  /**
+   * Grant ids are published in receipts, so knowing one proves nothing: only the actor the grant
+   * was minted for may touch it, and anyone else gets the unknown-grant answer, so a guess cannot
+   * even learn that the grant exists.
+   */
+  private ownGrant(tenantId: string, grantId: string, caller: Actor): GrantRow {
     const g = this.q.grant.get(tenantId, grantId) as GrantRow | undefined;
-    if (!g)
+    if (!g || g.actor_id !== caller.id)
       throw new SvcError('not_found', `grant ${grantId} does not exist in this tenant`, {
         code: 'unknown_grant',
       });
