@@ -29,6 +29,12 @@ surfaces:
       contacts.create: { method: POST, path: /contacts }
 `;
 
+/** Each tenant's agent (managed by the tenant's first administrator), active task and draft root. */
+export const WORLDS = [
+  { tenant: 'acme', agent: 'bot', sponsor: 'alice', task: 't1', draft: 'd1' },
+  { tenant: 'other', agent: 'ozzy', sponsor: 'olga', task: 'ot1', draft: 'od1' },
+] as const;
+
 /** Humans of tenant acme, one per role (and one with none); `alice` is administrator + operator. */
 export const HUMANS: Record<string, Role[]> = {
   nobody: [],
@@ -45,7 +51,7 @@ export interface FullDaemon {
   /** the app's own route table: what is mounted is what the suites iterate */
   routes: AnyRoute[];
   ds: Downstream;
-  /** a live token per actor id of tenant acme, and `olga` of tenant other */
+  /** a live token per actor id of tenant acme, and `olga` and `ozzy` of tenant other */
   tokens: Record<string, string>;
   /** every line the daemon logged (info and above) */
   logLines: string[];
@@ -80,17 +86,28 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     await addActor(f.store, { tenantId: 'acme', id, kind: 'human', roles }, at);
   }
   await addActor(f.store, { tenantId: 'acme', id: 'svc1', kind: 'service' }, at);
-  for (const tenantId of ['acme', 'other']) {
-    await register(f.store, tenantId, {
+  await addActor(f.store, { tenantId: 'other', id: 'ozzy', kind: 'agent', managerId: 'olga' }, at);
+  for (const w of WORLDS) {
+    await register(f.store, w.tenant, {
       caps: [
-        capability(tenantId, 'crm.read', { requestable: true }),
-        capability(tenantId, 'crm.write', { actions: ['write'], requestable: true }),
+        capability(w.tenant, 'crm.read', { requestable: true }),
+        capability(w.tenant, 'crm.write', { actions: ['write'], requestable: true }),
+        capability(w.tenant, 'crm.export', { requestable: true }),
+        capability(w.tenant, 'notes.write', { custody: 'pass_through' }),
+        capability(w.tenant, 'pay.send', { actions: ['write'], irreversible: true, tier: 4 }),
       ],
-      grants: tenantId === 'acme' ? [['bot', 'crm.read']] : [],
-      tasks: [{ id: 't1', sponsor: tenantId === 'acme' ? 'alice' : 'olga', budget: 100_000_000n }],
+      grants: ['crm.read', 'notes.write', 'pay.send'].map((c): [string, string] => [w.agent, c]),
+      tasks: [
+        { id: w.task, sponsor: w.sponsor, budget: 100_000_000n, actors: [w.agent] },
+        { id: w.draft, sponsor: w.sponsor, budget: 10_000_000n, status: 'draft' },
+      ],
     });
   }
-  const tokens: Record<string, string> = { alice: f.adminToken, olga: await f.token('other', 'olga') };
+  const tokens: Record<string, string> = {
+    alice: f.adminToken,
+    olga: await f.token('other', 'olga'),
+    ozzy: await f.token('other', 'ozzy'),
+  };
   for (const id of [...Object.keys(HUMANS), 'bot', 'svc1']) tokens[id] = await f.token('acme', id);
   return {
     f,
