@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSubject } from '../../src/core/actor.js';
-import { tlsServerOptions } from '../../src/tls/listener-options.js';
+import { tlsServerOptions } from '../../src/http/tls.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { buildDaemon } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { BODY_LIMIT_BYTES } from '../../src/daemon/app.js';
+import { DEFAULT_SERVER_LIMITS } from '../../src/http/limits.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
 import { concreteUrl, fullDaemon, type FullDaemon } from '../helpers/full-daemon.js';
 import { leakScan } from '../helpers/leak-scan.js';
@@ -199,7 +199,7 @@ describe('hostile input over every daemon route (app.inject)', () => {
   );
 
   it('answers an oversized body with 413 on every route that takes one, writing nothing', async () => {
-    const big = `{"params":"${'x'.repeat(BODY_LIMIT_BYTES + 10)}"}`;
+    const big = `{"params":"${'x'.repeat(DEFAULT_SERVER_LIMITS.bodyLimitBytes + 10)}"}`;
     for (const route of d.routes.filter((r) => r.method === 'POST')) {
       const before = d.digest();
       const r = await d.app.inject({
@@ -264,7 +264,7 @@ describe('hostile input over real sockets', () => {
     const r = await rawExchange(
       port,
       async (s) => {
-        s.write(head('/v1/action', `Content-Length: ${BODY_LIMIT_BYTES * 4}\r\n`));
+        s.write(head('/v1/action', `Content-Length: ${DEFAULT_SERVER_LIMITS.bodyLimitBytes * 4}\r\n`));
         s.write(Buffer.alloc(64 * 1024, 0x20));
       },
       5_000,

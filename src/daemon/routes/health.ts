@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute } from '../route.js';
 import type { DaemonDeps } from '../deps.js';
 
@@ -25,12 +26,16 @@ export function healthRoutes(deps: DaemonDeps) {
         200: { description: 'ready', schema: Status },
         503: {
           description: 'not ready; the reason says why',
-          schema: z.object({ code: z.string(), reason: z.string() }),
+          schema: ErrorBodySchema,
         },
       },
-      handler: async ({ reply }) => {
+      handler: async ({ reply, request }) => {
         const problem = await deps.readiness();
-        if (problem !== undefined) return reply.status(503).send({ code: 'unavailable', reason: problem });
+        if (problem !== undefined) {
+          // Anyone may ask: the answer names the part, the log names the file and tenant.
+          request.log.warn({ detail: problem.detail }, `not ready: ${problem.reason}`);
+          return reply.status(503).send({ code: 'unavailable', reason: problem.reason });
+        }
         return { status: 'ready' };
       },
     }),

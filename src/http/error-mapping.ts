@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError, SvcError, type ErrorBody } from '../core/errors.js';
 
 /** The one place a coded error becomes an HTTP status. */
@@ -20,6 +20,10 @@ export function httpStatus(err: SvcError): number {
   return STATUS[err.kind];
 }
 
+export function statusOfKind(kind: SvcError['kind']): number {
+  return STATUS[kind];
+}
+
 /** Fastify's own 4xx failures (bad JSON, wrong media type, body too large) in the coded family. */
 function fromFastify(err: FastifyError): SvcError | undefined {
   const status = err.statusCode ?? 500;
@@ -39,11 +43,12 @@ function fromFastify(err: FastifyError): SvcError | undefined {
       field: 'body',
     });
   }
+  // Parser messages quote the input they choke on: the caller gets the field, not an echo.
   if (status === 400 && (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP'))) {
-    return new SvcError('invalid_request', `body: expected valid JSON (${err.message})`, { field: 'body' });
+    return new SvcError('invalid_request', 'body: expected valid JSON', { field: 'body' });
   }
   if (status >= 400 && status < 500) {
-    return new SvcError('invalid_request', err.message, { code: 'bad_request' });
+    return new SvcError('invalid_request', 'the request is malformed', { code: 'bad_request' });
   }
   return undefined;
 }
@@ -80,4 +85,17 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
   const body: ErrorBody & { request_id?: string } = coded.toBody();
   if (status >= 500) body.request_id = request.id;
   void reply.status(status).send(body);
+}
+
+/** The error and not-found handlers of a listener: every failure leaves through `errorHandler`. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    // The path is the caller's input: it is not echoed (a reflected string is a vector).
+    errorHandler(
+      new SvcError('not_found', 'no such route', { remedy: 'check the method and the path' }),
+      request,
+      reply,
+    );
+  });
 }
