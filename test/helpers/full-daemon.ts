@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/store/sqlite/database.js';
-import { buildDaemon, daemonRoutes } from '../../src/daemon/app.js';
+import { buildDaemon, daemonOpenApi, daemonRoutes } from '../../src/daemon/app.js';
 import type { AuthMode } from '../../src/daemon/auth.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
@@ -11,6 +11,7 @@ import type { Role } from '../../src/core/actor.js';
 import { downstream, type Downstream } from './downstream.js';
 import { fixture, type Fixture } from './fixture.js';
 import { leakScan } from './leak-scan.js';
+import { watchConformance } from './openapi-conformance.js';
 import { capability, register } from './registry.js';
 
 /** Credentials the suites use: held here so the leak scan knows what must never be printed. */
@@ -55,6 +56,8 @@ export interface FullDaemon {
   tokens: Record<string, string>;
   /** every line the daemon logged (info and above) */
   logLines: string[];
+  /** every response so far that its route's OpenAPI description does not allow */
+  violations: () => string[];
   /** a hash of every row of every table: equal before and after means nothing was written */
   digest: () => string;
   close: () => Promise<void>;
@@ -80,6 +83,7 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
   const app = buildDaemon(deps, {
     logger: { level: 'info', stream: { write: (line: string) => void logLines.push(line) } },
   });
+  const conformance = watchConformance(app, daemonOpenApi(deps));
   await app.ready();
   const at = f.now.value;
   for (const [id, roles] of Object.entries(HUMANS)) {
@@ -116,6 +120,7 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     ds,
     tokens,
     logLines,
+    violations: conformance.violations,
     digest: () => tableDigest(f.store.db),
     close: async () => {
       await app.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSubject } from '../../src/core/actor.js';
 import { tlsServerOptions } from '../../src/http/tls.js';
 import { issueToken } from '../../src/provisioning/token.js';
-import { buildDaemon } from '../../src/daemon/app.js';
+import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { parseIntegrationDocument } from '../../src/integration/document.js';
 import {
@@ -22,6 +22,7 @@ import {
 import { clientPki, type IssuedCert } from '../helpers/client-pki.js';
 import { fullDaemon, type FullDaemon } from '../helpers/full-daemon.js';
 import { leakScan } from '../helpers/leak-scan.js';
+import { watchConformance } from '../helpers/openapi-conformance.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /**
@@ -167,6 +168,7 @@ describe('the access matrix in token mode', () => {
       }
     }
     expect(failures).toEqual([]);
+    expect(d.violations(), 'responses against the OpenAPI document').toEqual([]);
     // The matrix really ran: every route, every caller, every credential state.
     expect(cells.length).toBeGreaterThan(Object.keys(TABLE).length * ACTORS.length * 3);
   });
@@ -180,6 +182,7 @@ describe('the access matrix in mutual-TLS mode (real TLS listener, client certif
   let caPem: string;
   let serverCa: string;
   let close: () => Promise<void>;
+  let mtlsConformance: { violations: () => string[] };
   const tmp = tmpDir('svc-mtls-');
 
   beforeAll(async () => {
@@ -207,10 +210,13 @@ describe('the access matrix in mutual-TLS mode (real TLS listener, client certif
       `surfaces:\n  - id: crm\n    adapter: http\n    base_url: ${d.ds.url}\n    credential_ref: env:SVC_FULL_OPS_TOKEN\n    credential_refs: [env:SVC_FULL_OPS_TOKEN]\n    auth: { type: bearer }\n    check: { method: GET, path: /health }\n    operations:\n      contacts.create: { method: POST, path: /contacts }\n`,
       'ops.yaml',
     );
-    const app = buildDaemon(
-      daemonDeps(d.f.dir, d.f.store, { authMode: 'mtls', clock: () => d.f.now.value, integration }),
-      { logger: false, https },
-    );
+    const deps = daemonDeps(d.f.dir, d.f.store, {
+      authMode: 'mtls',
+      clock: () => d.f.now.value,
+      integration,
+    });
+    const app = buildDaemon(deps, { logger: false, https });
+    mtlsConformance = watchConformance(app, daemonOpenApi(deps));
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `https://localhost:${(app.server.address() as AddressInfo).port}`;
     close = async () => {
@@ -279,6 +285,7 @@ describe('the access matrix in mutual-TLS mode (real TLS listener, client certif
       }
     }
     expect(failures).toEqual([]);
+    expect(mtlsConformance.violations(), 'responses against the OpenAPI document').toEqual([]);
     expect(n).toBeGreaterThan(Object.keys(TABLE).length * (ACTORS.length + 5));
   });
 });

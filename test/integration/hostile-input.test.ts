@@ -212,6 +212,10 @@ describe('hostile input over every daemon route (app.inject)', () => {
       judge(r, before, `oversized ${route.url}`);
     }
   });
+
+  it('every answer above conforms to the OpenAPI document', () => {
+    expect(d.violations()).toEqual([]);
+  });
 });
 
 /** One raw HTTP/1.1 exchange; resolves with what came back (maybe nothing) when the socket closes or `waitMs` passes. */
@@ -328,5 +332,9 @@ describe('hostile input over real sockets', () => {
     }
     expect(await health()).toBe(200);
     expect(d.digest()).toBe(before);
+  });
+
+  it('every answer that reached the app conforms to the OpenAPI document', () => {
+    expect(d.violations()).toEqual([]);
   });
 });
