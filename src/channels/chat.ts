@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { SvcError, type ExtensionCode } from '../core/errors.js';
+import { parseJsonText } from '../core/json-text.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 
 /**
@@ -100,13 +101,7 @@ export function parseChatPayload(raw: Buffer): ChatAction {
       field: 'payload',
     });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(payload);
-  } catch {
-    throw new SvcError('invalid_request', 'payload: expected JSON', { field: 'payload' });
-  }
-  const r = ChatPayload.safeParse(json);
+  const r = ChatPayload.safeParse(parseJsonText(Buffer.from(payload, 'utf8'), 'payload'));
   if (!r.success) throw payloadFailure('payload', r.error);
   const action = r.data.actions[0]!;
   return { userId: r.data.user.id, approvalId: action.value, decision: action.action_id };

@@ -3,6 +3,7 @@ import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import type { CollabChannel } from '../core/channel.js';
 import { SvcError, type ExtensionCode } from '../core/errors.js';
+import { parseJsonText } from '../core/json-text.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 import { decidedText, payloadFailure } from './chat.js';
 import type { OpenIdKeys } from './openid-keys.js';
@@ -112,13 +113,7 @@ export interface CollabAction {
 
 /** The activity, read only after its token held; a token bound to another service URL is refused. */
 export function parseActivity(raw: Buffer, claims: JWTPayload): CollabAction {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new SvcError('invalid_request', 'body: expected a JSON bot activity', { field: 'body' });
-  }
-  const r = Activity.safeParse(json);
+  const r = Activity.safeParse(parseJsonText(raw));
   if (!r.success) throw payloadFailure('activity', r.error);
   const bound = claims.serviceurl;
   if (typeof bound === 'string' && r.data.serviceUrl !== undefined && bound !== r.data.serviceUrl) {

@@ -6,6 +6,7 @@ import { registerResponseHeaders } from '../http/request-id.js';
 import { fastifyServerOptions } from '../http/server-options.js';
 import { authenticator } from './auth.js';
 import type { DaemonDeps } from './deps.js';
+import { useGuardedJson } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { accessRoutes } from './routes/access.js';
@@ -82,6 +83,7 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   app.addHook('onClose', async () => deps.broker.close());
   // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
   app.removeContentTypeParser('text/plain');
+  useGuardedJson(app);
   registerErrorHandler(app);
   mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock));
   return app;

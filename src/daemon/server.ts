@@ -9,6 +9,7 @@ import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
+import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
@@ -80,7 +81,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     o.integrationOps === undefined
       ? undefined
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
-  const store = dir.openStore();
+  // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
+  const store = dir.openStore({ lockWait: DAEMON_WAIT });
   const keyring = new Keyring(dir, store);
   const deps = daemonDeps(dir, store, {
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',

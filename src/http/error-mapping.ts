@@ -53,6 +53,21 @@ function fromFastify(err: FastifyError): SvcError | undefined {
   return undefined;
 }
 
+/** Longest path parameter the router matches; ids and channel names are far shorter. */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
+ * The router's own refusals (a bad percent-encoding, an over-long path parameter) in the
+ * coded family, instead of fastify's default bodies that echo the path.
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const reason =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `path: expected each path parameter to be at most ${MAX_PARAM_LENGTH} characters`
+      : 'path: expected a well-formed URL path (a percent-encoding is invalid)';
+  errorHandler(new SvcError('invalid_request', reason, { field: 'path' }), request, reply);
+}
+
 /**
  * Every error leaves as `{code, reason, remedy?, field?}`. A 5xx body never carries
  * internals: the details go to the log under the request id, which the body names.

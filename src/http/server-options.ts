@@ -1,5 +1,6 @@
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import type { FastifyServerOptions } from 'fastify';
+import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './error-mapping.js';
 import { serverTimeoutOptions, type ServerLimits } from './limits.js';
 import { loggerOptions } from './logger.js';
 import { requestIdOptions } from './request-id.js';
@@ -26,6 +27,8 @@ export function fastifyServerOptions(o: ListenerOptions): FastifyServerOptions &
     trustProxy: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler,
     keepAliveTimeout: timeouts.keepAliveTimeout,
     requestTimeout: timeouts.requestTimeout,
     // Node reads these only when the server is created, so they travel with its options.

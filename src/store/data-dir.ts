@@ -12,6 +12,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { SqliteStore } from './sqlite/store.js';
+import type { LockWait } from './sqlite/write-lock.js';
 
 /** `--data-dir`, else `$SVC_HOME`, else `./.svc` (DESIGN.md). */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
@@ -53,13 +54,13 @@ export class DataDir {
   }
 
   /** Open the store of an initialised data dir, or say how to make one. */
-  openStore(): SqliteStore {
+  openStore(opts: { lockWait?: LockWait } = {}): SqliteStore {
     if (!this.exists()) {
       throw new SvcError('not_initialized', `no svc data dir at ${this.root}`, {
         remedy: 'run `svc init` first, or point --data-dir / SVC_HOME at an initialised data dir',
       });
     }
-    return SqliteStore.open(this.database);
+    return SqliteStore.open(this.database, opts);
   }
 }
 

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { leakScan } from './leak-scan.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
@@ -10,8 +12,33 @@ export interface RunResult {
   stderr: string;
 }
 
+/** Environment variables whose values are secrets: the leak scan remembers them. */
+const SECRET_NAME = /SECRET|PASSWORD|PASSPHRASE|(^|_)TOKEN$/;
+
+/**
+ * Remember the secrets a spawned process is given (secret-named environment values and
+ * `--from-file` contents), so no output of this test file may print them.
+ */
+function rememberSecrets(args: string[], env: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !SECRET_NAME.test(name)) continue;
+    if (/^(\/|env:|file:|secret:)/.test(value)) continue;
+    leakScan.remember(value, `the value of ${name}`);
+  }
+  const i = args.indexOf('--from-file');
+  const file = i >= 0 ? args[i + 1] : undefined;
+  if (file !== undefined) {
+    try {
+      leakScan.remember(readFileSync(file, 'utf8').replace(/\n$/, ''), `the contents of ${file}`);
+    } catch {
+      // the command itself reports an unreadable file
+    }
+  }
+}
+
 /** Run the built `svc` binary as a user would, with no TTY. */
 export function runSvc(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  rememberSecrets(args, env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: ROOT,
@@ -23,7 +50,16 @@ export function runSvc(args: string[], env: Record<string, string | undefined> =
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      // A CLI may print a token it was asked to issue; never a secret it was given, nor a private key.
+      try {
+        leakScan.check(`${stdout}\n${stderr}`, `svc ${args.slice(0, 2).join(' ')}`, { tokens: false });
+      } catch (err) {
+        reject(err as Error);
+        return;
+      }
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -50,6 +86,7 @@ export function startDaemonProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<DaemonProcess> {
+  rememberSecrets(args, env);
   return new Promise((resolve, reject) => {
     const listen = args.some((a) => /^--?listen(=|$)/.test(a)) ? [] : ['--listen', '127.0.0.1:0'];
     const child = spawn(process.execPath, [BIN, 'daemon', 'start', ...listen, ...args], {
@@ -77,7 +114,10 @@ export function startDaemonProcess(
           stdout: () => out,
           stop: async () => {
             child.kill('SIGTERM');
-            return exited;
+            const code = await exited;
+            // Whatever the daemon printed, tokens included, must hold no credential.
+            leakScan.check(`${out}\n${err}`, 'a daemon process');
+            return code;
           },
         });
       }

@@ -8,6 +8,7 @@ import { createTenant } from '../../src/provisioning/tenant.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { DAEMON_WAIT, type LockWait } from '../../src/store/sqlite/write-lock.js';
 import { watchConformance } from './openapi-conformance.js';
 import { tmpDir } from './tmp.js';
 
@@ -23,12 +24,16 @@ export interface Fixture {
 }
 
 /** A real data dir on disk with tenant `acme` (admin alice) and tenant `other` (admin olga). */
-export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixture> {
+/** The store waits for SQLite's write lock as the daemon's does (`lockWait` overrides it). */
+export async function fixture(opts: { authMode?: AuthMode; lockWait?: LockWait } = {}): Promise<Fixture> {
   const tmp = tmpDir();
   const now = { value: new Date('2026-06-01T12:00:00.000Z') };
   const init = await initDataDir(tmp.path, { tenantId: 'acme', adminId: 'alice', now: now.value });
   const dir = new DataDir(tmp.path);
-  const store = SqliteStore.open(dir.database, { clock: () => now.value });
+  const store = SqliteStore.open(dir.database, {
+    clock: () => now.value,
+    lockWait: opts.lockWait ?? DAEMON_WAIT,
+  });
   await createTenant(dir, store, { tenantId: 'other', adminId: 'olga', now: now.value });
   await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'alice' }, now.value);
   const deps = daemonDeps(dir, store, { authMode: opts.authMode ?? 'token', clock: () => now.value });

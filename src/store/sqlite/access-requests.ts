@@ -12,6 +12,7 @@ import { appendAccessRecord } from './access-journal.js';
 import { AccessReads, facts } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 // The same test the decision applies at step 6: a standing permission, or a live entitlement.
 const HOLDS = `SELECT 1 FROM permissions WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
@@ -53,9 +54,9 @@ export class SqliteAccessRequests implements AccessRequestStore {
     };
   }
 
-  private run<T>(what: string, fn: () => T): T {
+  private async run<T>(what: string, fn: () => T): Promise<T> {
     try {
-      return this.db.transaction(fn).immediate();
+      return await writeTransaction(this.db, fn);
     } catch (err) {
       throw storeError(err, what);
     }

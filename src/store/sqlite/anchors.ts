@@ -6,6 +6,7 @@ import { signTreeHead, type TreeHead } from '../../evidence/tree-head.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { readLogState } from './log-state.js';
+import { writeTransaction } from './write-lock.js';
 
 export interface AnchorRow {
   tenant_id: string;
@@ -73,7 +74,7 @@ export class SqliteAnchors implements AnchorRepo {
       };
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `the head of tenant ${tenantId}`);
     }

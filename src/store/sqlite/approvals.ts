@@ -23,6 +23,7 @@ import { storeError, type Db } from './database.js';
 import { toActor, type ActorRow } from './identity.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from './keyset.js';
+import { writeTransaction } from './write-lock.js';
 
 interface ApprovalRow {
   id: string;
@@ -242,7 +243,7 @@ export class SqliteApprovals implements Approvals {
       return { approval: toRecord(after, input.at), receiptId, sequence: appended.sequence };
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `approval ${approvalId}`);
     }

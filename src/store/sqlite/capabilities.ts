@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Capability, Custody } from '../../core/capability.js';
 import type { CapabilityRepo, PutResult } from '../registry-ports.js';
 import { storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 /** A capabilities row read with safeIntegers (cost goes beyond 2^53). */
 export interface CapabilityRow {
@@ -110,7 +111,7 @@ export class SqliteCapabilities implements CapabilityRepo {
       return found === undefined ? 'created' : 'updated';
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `capability ${cap.name} in tenant ${cap.tenantId}`);
     }

@@ -3,6 +3,7 @@ import type { ChannelConfig, ChannelKind } from '../../core/channel.js';
 import type { ChannelRepo } from '../access-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { toActor, type ActorRow } from './identity.js';
+import { writeTransaction } from './write-lock.js';
 
 interface ChannelRow {
   id: string;
@@ -99,7 +100,7 @@ export class SqliteChannels implements ChannelRepo {
       );
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `signature of channel ${channelId}`);
     }

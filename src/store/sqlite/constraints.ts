@@ -5,6 +5,7 @@ import { readsFullLedger, readsTask } from '../../core/readers.js';
 import type { AdmissionLedger, ConstraintProfile, ExecutionConstraints } from '../query-ports.js';
 import { storeError, type Db } from './database.js';
 import { TASK_SUMMARY, toTaskSummary, type TaskSummaryRow } from './task-reads.js';
+import { writeTransaction } from './write-lock.js';
 
 interface RootRow {
   id: string;
@@ -139,7 +140,7 @@ export class SqliteConstraints implements ExecutionConstraints {
       if (done.changes !== 1) throw new Error('the execution plan was not installed after its checks passed');
     });
     try {
-      tx.immediate();
+      await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `execution constraints of task ${taskId}`);
     }

@@ -2,15 +2,17 @@ import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
 import { MIGRATIONS } from './migrations.js';
+import { BLOCKING_WAIT, setLockWait, type LockWait } from './write-lock.js';
 
 export type Db = Database.Database;
 
 /**
  * Open the SQLite file with the durability the product promises: WAL so the CLI can
  * provision while the daemon runs, synchronous=FULL so an acknowledged decision survives
- * power loss, and a busy timeout so a second process waits for the writer instead of failing.
+ * power loss. Opening and migrating wait for another writer (blocking, briefly); after that
+ * the connection waits for the write lock as `lockWait` says (the daemon never blocks).
  */
-export function openDatabase(file: string, opts: { readonly?: boolean } = {}): Db {
+export function openDatabase(file: string, opts: { readonly?: boolean; lockWait?: LockWait } = {}): Db {
   let db: Db;
   const fresh = !opts.readonly && !existsSync(file);
   try {
@@ -29,6 +31,7 @@ export function openDatabase(file: string, opts: { readonly?: boolean } = {}): D
   }
   db.pragma('foreign_keys = ON');
   if (!opts.readonly) migrate(db);
+  setLockWait(db, opts.lockWait ?? BLOCKING_WAIT);
   return db;
 }
 

@@ -5,6 +5,7 @@ import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter, type JournalKind } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 interface GrantRow {
   id: string;
@@ -69,9 +70,9 @@ export class SqliteEffects implements EffectStore {
     };
   }
 
-  private tx<T>(fn: () => T): T {
+  private async tx<T>(fn: () => T): Promise<T> {
     try {
-      return this.db.transaction(fn).immediate();
+      return await writeTransaction(this.db, fn);
     } catch (err) {
       throw storeError(err, 'the record');
     }

@@ -14,6 +14,7 @@ import { appendAccessRecord } from './access-journal.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from './keyset.js';
+import { writeTransaction } from './write-lock.js';
 
 interface EntitlementRow {
   tenant_id: string;
@@ -188,7 +189,7 @@ export class SqliteEntitlements implements EntitlementStore {
       return { entitlement: toRecord(this.q.one.get(viewer.tenantId, id)!, at), receipt };
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `entitlement ${id}`);
     }

@@ -6,6 +6,7 @@ import { CommitQueue } from './commit-queue.js';
 import { ownerAlive, thisProcess, type ExecutionOwner } from './execution-owner.js';
 import type { Db } from './database.js';
 import { JournalWriter } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 interface Row {
   tenant_id: string;
@@ -72,30 +73,28 @@ export class SqliteExecutions implements ExecutionStore {
   }
 
   async markInterrupted(): Promise<number> {
-    return this.db
-      .transaction(() => {
-        const rows = this.q.pending
-          .all()
-          .filter((row) => !ownerAlive(this.owner, { pid: row.owner_pid, instance: row.owner_instance }));
-        for (const row of rows) {
-          this.seal(
-            row,
-            {
-              outcome: 'unknown',
-              sent: true,
-              status: null,
-              effectId: null,
-              digest: null,
-              bytes: 0,
-              error: 'interrupted',
-              reason: INTERRUPTED_REASON,
-            },
-            { recovered: true },
-          );
-        }
-        return rows.length;
-      })
-      .immediate();
+    return writeTransaction(this.db, () => {
+      const rows = this.q.pending
+        .all()
+        .filter((row) => !ownerAlive(this.owner, { pid: row.owner_pid, instance: row.owner_instance }));
+      for (const row of rows) {
+        this.seal(
+          row,
+          {
+            outcome: 'unknown',
+            sent: true,
+            status: null,
+            effectId: null,
+            digest: null,
+            bytes: 0,
+            error: 'interrupted',
+            reason: INTERRUPTED_REASON,
+          },
+          { recovered: true },
+        );
+      }
+      return rows.length;
+    });
   }
 
   private seal(row: Row, o: ExecutionOutcome, extra: Record<string, unknown>): SealedReceipt {

@@ -3,6 +3,7 @@ import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { insertKey } from './keys.js';
 import { insertToken } from './tokens.js';
+import { writeTransaction } from './write-lock.js';
 
 export interface ActorRow {
   tenant_id: string;
@@ -67,7 +68,7 @@ export class SqliteTenants implements TenantRepo {
       if (input.adminToken) insertToken(this.db, input.adminToken);
     });
     try {
-      tx.immediate();
+      await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `tenant ${input.tenant.id}`);
     }
@@ -93,7 +94,7 @@ export class SqliteActors implements ActorRepo {
 
   async add(actor: Actor): Promise<void> {
     try {
-      insertActor(this.db, actor);
+      await writeTransaction(this.db, () => insertActor(this.db, actor));
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
       const message = (err as Error).message ?? '';

@@ -1,6 +1,7 @@
 import { SvcError } from '../../core/errors.js';
 import type { SigningKeyRecord, SigningKeyRepo } from '../ports.js';
 import { prep, storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 interface KeyRow {
   tenant_id: string;
@@ -62,7 +63,7 @@ export class SqliteSigningKeys implements SigningKeyRepo {
       insertKey(this.db, record);
     });
     try {
-      tx.immediate();
+      await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `signing key ${next.keyId}`);
     }

@@ -15,6 +15,7 @@ import { AccessReads, facts, type CardRow } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { JournalWriter } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 export class SqliteManagerCards implements ManagerCardStore {
   private readonly journal: JournalWriter;
@@ -141,7 +142,7 @@ export class SqliteManagerCards implements ManagerCardStore {
       };
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `manager card ${cardId}`);
     }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Permission, PermissionRepo, PutResult } from '../registry-ports.js';
 import { storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 interface PermissionRow {
   tenant_id: string;
@@ -18,7 +19,7 @@ export class SqlitePermissions implements PermissionRepo {
   private readonly remove: Database.Statement<[string, string, string]>;
   private readonly select: Database.Statement<[{ tenant: string; actor: string | null }], PermissionRow>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     // A second grant keeps the first grant's time: it is when the standing permission began.
     this.insert = db.prepare<[string, string, string, string]>(
       `INSERT INTO permissions (tenant_id, actor_id, capability, granted_at) VALUES (?, ?, ?, ?)
@@ -35,7 +36,9 @@ export class SqlitePermissions implements PermissionRepo {
 
   async grant(p: Permission): Promise<PutResult> {
     try {
-      const { changes } = this.insert.run(p.tenantId, p.actorId, p.capability, p.grantedAt);
+      const { changes } = await writeTransaction(this.db, () =>
+        this.insert.run(p.tenantId, p.actorId, p.capability, p.grantedAt),
+      );
       return changes === 1 ? 'created' : 'unchanged';
     } catch (err) {
       throw storeError(err, `permission of ${p.actorId} on ${p.capability} in tenant ${p.tenantId}`);
@@ -43,7 +46,9 @@ export class SqlitePermissions implements PermissionRepo {
   }
 
   async revoke(tenantId: string, actorId: string, capability: string): Promise<boolean> {
-    return this.remove.run(tenantId, actorId, capability).changes > 0;
+    return (
+      (await writeTransaction(this.db, () => this.remove.run(tenantId, actorId, capability))).changes > 0
+    );
   }
 
   async list(tenantId: string, actorId?: string): Promise<Permission[]> {

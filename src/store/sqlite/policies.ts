@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { PolicyRecord, PolicyRepo } from '../registry-ports.js';
 import { storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 interface PolicyRow {
   tenant_id: string;
@@ -46,7 +47,7 @@ export class SqlitePolicies implements PolicyRepo {
       return record;
     });
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `the policy of tenant ${tenantId}`);
     }

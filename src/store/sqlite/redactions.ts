@@ -7,6 +7,7 @@ import type { RedactionRequest, RedactionResult, Redactions } from '../evidence-
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { readLogState } from './log-state.js';
+import { writeTransaction } from './write-lock.js';
 
 /**
  * Retention redacts in place (evidence-format.md §7): the redaction record R is journaled
@@ -89,7 +90,7 @@ export class SqliteRedactions implements Redactions {
     this.db.pragma('secure_delete = ON');
     let result: RedactionResult;
     try {
-      result = tx.immediate();
+      result = await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, `the redaction of ${r.from}..${r.to}`);
     } finally {

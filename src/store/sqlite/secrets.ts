@@ -1,5 +1,6 @@
 import type { SecretRepo, StoredSecret } from '../integration-ports.js';
 import { storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 interface Row {
   name: string;
@@ -33,13 +34,11 @@ export class SqliteSecrets implements SecretRepo {
     at: string,
   ): Promise<'created' | 'updated'> {
     try {
-      return this.db
-        .transaction(() => {
-          const existed = this.q.get.get(tenantId, name) !== undefined;
-          this.q.put.run(tenantId, name, s.keyId, Buffer.from(s.sealed), at, at);
-          return existed ? ('updated' as const) : ('created' as const);
-        })
-        .immediate();
+      return await writeTransaction(this.db, () => {
+        const existed = this.q.get.get(tenantId, name) !== undefined;
+        this.q.put.run(tenantId, name, s.keyId, Buffer.from(s.sealed), at, at);
+        return existed ? ('updated' as const) : ('created' as const);
+      });
     } catch (err) {
       throw storeError(err, `secret ${name} of tenant ${tenantId}`);
     }

@@ -26,6 +26,7 @@ import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
+import { writeTransaction, type LockWait } from './write-lock.js';
 
 export class SqliteStore implements Store {
   readonly tenants: SqliteTenants;
@@ -91,14 +92,19 @@ export class SqliteStore implements Store {
   /**
    * `clock` is what decisions are timed by; tests pass their own. Each open store is one
    * owner of brokered calls: a second store on the same file is another daemon.
+   * `lockWait`: see write-lock.ts.
    */
-  static open(file: string, opts: { clock?: () => Date } = {}): SqliteStore {
-    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()), thisProcess());
+  static open(file: string, opts: { clock?: () => Date; lockWait?: LockWait } = {}): SqliteStore {
+    return new SqliteStore(
+      openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {}),
+      opts.clock ?? (() => new Date()),
+      thisProcess(),
+    );
   }
 
   async ping(): Promise<void> {
     // BEGIN IMMEDIATE takes the write lock: it proves the file is writable without writing.
-    this.db.transaction(() => undefined).immediate();
+    await writeTransaction(this.db, () => undefined);
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@ import type { SealedReceipt } from '../decision-ports.js';
 import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-ports.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
+import { writeTransaction } from './write-lock.js';
 
 interface Row {
   tenant_id: string;
@@ -243,9 +244,9 @@ export class SqliteSurfaces implements SurfaceRepo {
     return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
   }
 
-  private tx<T>(fn: () => T): T {
+  private async tx<T>(fn: () => T): Promise<T> {
     try {
-      return this.db.transaction(fn).immediate();
+      return await writeTransaction(this.db, fn);
     } catch (err) {
       throw storeError(err, 'the surface');
     }

@@ -4,6 +4,7 @@ import { microsToDecimal, type Micros } from '../../core/money.js';
 import type { Task, TaskStatus } from '../../core/task.js';
 import type { TaskRepo } from '../registry-ports.js';
 import { storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 export interface TaskRow {
   tenant_id: string;
@@ -109,7 +110,7 @@ export class SqliteTasks implements TaskRepo {
       });
       for (const actor of task.actors) this.insertActor.run(task.tenantId, task.id, actor);
     });
-    this.write(tx, `task ${task.id} in tenant ${task.tenantId}`);
+    await this.write(tx, `task ${task.id} in tenant ${task.tenantId}`);
   }
 
   async get(tenantId: string, id: string): Promise<Task | undefined> {
@@ -185,9 +186,9 @@ export class SqliteTasks implements TaskRepo {
     return toTask(r);
   }
 
-  private write<T>(tx: Database.Transaction<() => T>, what: string): T {
+  private async write<T>(tx: () => T, what: string): Promise<T> {
     try {
-      return tx.immediate();
+      return await writeTransaction(this.db, tx);
     } catch (err) {
       throw storeError(err, what);
     }

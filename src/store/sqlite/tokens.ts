@@ -1,5 +1,6 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
 import { prep, storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
 interface TokenRow {
   id: string;
@@ -65,7 +66,7 @@ export class SqliteTokens implements TokenRepo {
 
   async insert(token: TokenRecord): Promise<void> {
     try {
-      insertToken(this.db, token);
+      await writeTransaction(this.db, () => insertToken(this.db, token));
     } catch (err) {
       throw storeError(err, `token for actor ${token.actorId}`);
     }
@@ -92,12 +93,14 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
-    const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
-    if (!found) return false;
-    prep(
-      this.db,
-      'UPDATE tokens SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
-    ).run(at, tenantId, id);
-    return true;
+    return writeTransaction(this.db, () => {
+      const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
+      if (!found) return false;
+      prep(
+        this.db,
+        'UPDATE tokens SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
+      ).run(at, tenantId, id);
+      return true;
+    });
   }
 }
