@@ -135,7 +135,7 @@ describe('svc quickstart', () => {
       SVC_HOME: join(cwd, '.svc'),
     });
     expect(tokens.stdout.match(/"token_id"/g)).toHaveLength(2);
-  });
+  }, 240_000);
 
   it('refuses a busy port before writing anything, naming the flag to change', async () => {
     const server: Server = createServer();
@@ -161,7 +161,7 @@ describe('svc quickstart', () => {
     } finally {
       server.close();
     }
-  });
+  }, 120_000);
 
   it('leaves a data dir it did not make alone', async () => {
     const home = join(tmp.path, 'other');
@@ -171,5 +171,5 @@ describe('svc quickstart', () => {
     expect(r.stderr).toMatch(/svc quickstart did not make/);
     expect(existsSync(join(home, 'quickstart.json'))).toBe(false);
     expect(existsSync(join(home, 'daemon.json'))).toBe(false);
-  });
+  }, 120_000);
 });

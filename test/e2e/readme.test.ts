@@ -153,5 +153,5 @@ describe('README examples', () => {
         `README.md:${current}: the example failed (exit ${result.code})\n--- block ---\n${block?.code ?? ''}\n--- stderr ---\n${read('err')}\n--- stdout ---\n${read('out').slice(-4000)}`,
       );
     }
-  }, 900_000);
+  }, 1_500_000);
 });
