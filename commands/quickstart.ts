@@ -3,12 +3,10 @@ import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand } from '../src/cli/base-command.js';
 import { demoEnvLines } from '../src/cli/quickstart-env.js';
-import { startQuickstart } from '../src/cli/quickstart-session.js';
-import { runTour } from '../src/cli/quickstart-tour.js';
 import { shellQuote, walkthroughLines } from '../src/cli/quickstart-walkthrough.js';
 import { untilSignal } from '../src/cli/signals.js';
+import { DEMO } from '../src/provisioning/demo-spec.js';
 import { demoStateFile } from '../src/provisioning/demo-state.js';
-import { DEMO } from '../src/provisioning/demo.js';
 
 export default class Quickstart extends DataDirCommand {
   static override summary =
@@ -46,6 +44,9 @@ export default class Quickstart extends DataDirCommand {
     }
     // Listen for Ctrl-C before anything starts, so an early one is never lost.
     const stopSignal = untilSignal();
+    // The daemon's modules (fastify, SQLite, Cedar) load only here, so `--env` stays quick.
+    const { startQuickstart } = await import('../src/cli/quickstart-session.js');
+    const { runTour } = await import('../src/cli/quickstart-tour.js');
     const qs = await startQuickstart({ root: dir.root, listen: flags.listen, now: new Date() });
     const b = chalk.bold;
     const { demo } = qs;

@@ -5,7 +5,7 @@ import type { ReceiptView } from '../daemon/schemas/receipt.js';
 import type { DecisionResponse } from '../daemon/schemas/decision.js';
 import { writeAtomically } from '../export/export-file.js';
 import { exportLog } from '../export/log-export.js';
-import { DEMO } from '../provisioning/demo.js';
+import { DEMO } from '../provisioning/demo-spec.js';
 import { showKeys } from '../provisioning/signing-key.js';
 import type { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';

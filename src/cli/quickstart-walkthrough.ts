@@ -1,4 +1,4 @@
-import { DEMO } from '../provisioning/demo.js';
+import { DEMO } from '../provisioning/demo-spec.js';
 
 /** One agent request of the walk-through: the route under /v1 and the exact body. */
 export interface TourRequest {
