@@ -1,55 +1,102 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand } from '../src/cli/base-command.js';
+import { demoEnvLines } from '../src/cli/quickstart-env.js';
+import { shellQuote, walkthroughLines } from '../src/cli/quickstart-walkthrough.js';
 import { untilSignal } from '../src/cli/signals.js';
-import { startDaemon } from '../src/daemon/server.js';
-import { ensureDemo } from '../src/provisioning/demo.js';
+import { DEMO } from '../src/provisioning/demo-spec.js';
+import { demoStateFile } from '../src/provisioning/demo-state.js';
 
 export default class Quickstart extends DataDirCommand {
   static override summary =
-    'Set up a demo tenant in ./.svc (only if absent), start the daemon over TLS, and show what to try.';
+    'Set up the demo tenant in ./.svc (once), start the daemon over TLS, and walk through a governed action.';
+  static override description =
+    'The first run makes the data dir: tenant demo, the human admin (administrator, operator, approver), the agent demo-agent, a readable and an irreversible capability, a policy permitting both, and a task with a budget. Later runs reuse it and show the same tokens. A busy address is refused before anything is written.';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> quickstart',
+    '<%= config.bin %> quickstart --tour',
     '<%= config.bin %> quickstart --listen 127.0.0.1:9090',
+    'eval "$(<%= config.bin %> quickstart --env)"',
   ];
   static override flags = {
-    listen: Flags.string({ summary: 'Daemon address (host:port).', default: '127.0.0.1:8090' }),
+    listen: Flags.string({
+      summary: 'Daemon address (host:port; port 0 picks a free one).',
+      default: '127.0.0.1:8090',
+    }),
+    tour: Flags.boolean({
+      summary: 'Run the walk-through against the daemon just started and print what each step saw.',
+      exclusive: ['env'],
+    }),
+    env: Flags.boolean({
+      summary:
+        "Print the shell exports for the running demo (endpoint, CA, the admin's and the agent's tokens) and exit.",
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Quickstart);
+    const dir = this.dataDir(flags);
+    if (flags.env) {
+      this.log(demoEnvLines(dir).join('\n'));
+      return;
+    }
     // Listen for Ctrl-C before anything starts, so an early one is never lost.
     const stopSignal = untilSignal();
-    const root = this.dataDir(flags).root;
-    const demo = await ensureDemo(root, new Date());
-    const daemon = await startDaemon({
-      dataDir: root,
-      listen: flags.listen,
-      allowInsecureHttp: false,
-      logger: { level: 'info', file: join(root, 'daemon.log') },
-    });
+    // The daemon's modules (fastify, SQLite, Cedar) load only here, so `--env` stays quick.
+    const { startQuickstart } = await import('../src/cli/quickstart-session.js');
+    const { runTour } = await import('../src/cli/quickstart-tour.js');
+    const qs = await startQuickstart({ root: dir.root, listen: flags.listen, now: new Date() });
     const b = chalk.bold;
+    const { demo } = qs;
     this.log(
-      `${chalk.green('svc is running')} (${demo.created ? 'new data dir' : 'existing data dir'} ${root})`,
+      `${chalk.green('svc quickstart: the demo is running')} (${demo.created ? 'new' : 'existing'} data dir ${dir.root})`,
     );
     this.log('');
-    this.log(`  daemon      ${b(daemon.url)}   (log: ${join(root, 'daemon.log')})`);
-    this.log(`  CA file     ${demo.ca_cert}`);
-    this.log(`  tenant      ${demo.tenant_id}`);
-    if (demo.admin_token) this.log(`  admin token ${b(demo.admin_token)}  (shown once)`);
-    this.log(`  agent token ${b(demo.agent.token)}  (demo-agent, expires ${demo.agent.expires_at})`);
-    this.log('');
-    this.log('Try a first request:');
-    this.log(`  export SVC_ENDPOINT=${daemon.url} SVC_CA_CERT=${demo.ca_cert} SVC_TOKEN=${demo.agent.token}`);
+    this.log(`  daemon   ${b(qs.daemon.url)}   (JSON log: ${resolve(dir.root, 'daemon.log')})`);
+    this.log(`  CA file  ${demo.ca_cert}`);
     this.log(
-      '  curl --cacert "$SVC_CA_CERT" -H "Authorization: Bearer $SVC_TOKEN" "$SVC_ENDPOINT/v1/capabilities"',
+      `  tenant   ${DEMO.tenant}: human ${DEMO.admin} (administrator, operator, approver), agent ${DEMO.agent}`,
     );
+    this.log(
+      `  task     ${DEMO.task}, budget ${DEMO.budgetUsd} USD; capabilities ${DEMO.readable} (read) and ${DEMO.irreversible} (irreversible)`,
+    );
+    this.log(`  tokens   kept in ${demoStateFile(dir)} (mode 0600); \`svc quickstart --env\` prints them`);
+    this.log('');
+    try {
+      if (flags.tour) {
+        this.log('The walk-through, run for real:');
+        await runTour(
+          {
+            url: qs.daemon.url,
+            ca: qs.ca,
+            adminToken: demo.admin.token,
+            agentToken: demo.agent.token,
+            dir,
+            store: qs.daemon.store,
+            say: (line) => this.log(`  ${line}`),
+          },
+          Date.now().toString(36),
+        );
+      } else {
+        const here = resolve(process.cwd(), '.svc') === dir.root && !process.env.SVC_HOME;
+        this.log(
+          `Walk through it in another terminal${here ? ', in this directory' : ''} (bash, curl and jq, with svc on PATH), or run \`svc quickstart --tour\`:`,
+        );
+        this.log('');
+        for (const line of walkthroughLines(here ? undefined : `--data-dir ${shellQuote(dir.root)}`)) {
+          this.log(`  ${line}`);
+        }
+      }
+    } catch (err) {
+      await qs.close();
+      throw err;
+    }
     this.log('');
     this.log('Press Ctrl-C to stop.');
     await stopSignal;
     this.log('stopping…');
-    await daemon.close();
+    await qs.close();
   }
 }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { SvcError, type ErrorCode } from '../core/errors.js';
+import type { DaemonAddress } from '../store/daemon-address.js';
 
-export const DEFAULT_ENDPOINT = 'http://127.0.0.1:8090';
+/** Where `svc daemon start` listens by default: TLS with the deployment certificate. */
+export const DEFAULT_ENDPOINT = 'https://127.0.0.1:8090';
 const TIMEOUT_MS = 30_000;
 
 export interface ClientSettings {
@@ -11,18 +13,21 @@ export interface ClientSettings {
   token: string;
   /** PEM text of the one certificate to trust for https */
   ca?: string;
+  /** where the endpoint came from, when not a flag or SVC_ENDPOINT: said when it cannot be reached */
+  source?: string;
 }
 
-/**
- * `--endpoint`/`SVC_ENDPOINT`, `SVC_TOKEN` and `--ca-cert`/`SVC_CA_CERT` (DESIGN.md). The
- * token comes only from the environment, never a flag, so it stays out of shell history
- * and process listings.
- */
-export function clientSettings(
-  flags: { endpoint?: string | undefined; 'ca-cert'?: string | undefined },
-  env: NodeJS.ProcessEnv,
-): ClientSettings {
-  const raw = flags.endpoint ?? (env.SVC_ENDPOINT || DEFAULT_ENDPOINT);
+/** What the local data dir says about its daemon (see store/daemon-address.ts). */
+export interface LocalDaemon {
+  /** the address the data dir's daemon recorded when it last started */
+  address?: DaemonAddress | undefined;
+  /** the file it was read from, named in errors */
+  addressFile?: string | undefined;
+  /** the data dir's deployment certificate, when it has one */
+  deploymentCert?: string | undefined;
+}
+
+function parseEndpoint(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -33,11 +38,29 @@ export function clientSettings(
     throw new SvcError(
       'usage',
       `endpoint: expected the daemon's base URL, such as https://127.0.0.1:8090 (got ${raw})`,
-      {
-        field: 'endpoint',
-      },
+      { field: 'endpoint' },
     );
   }
+  return url;
+}
+
+const base = (url: URL): string => url.href.replace(/\/+$/, '');
+
+/**
+ * `--endpoint`/`SVC_ENDPOINT`, `SVC_TOKEN` and `--ca-cert`/`SVC_CA_CERT` (DESIGN.md). Without
+ * an endpoint, the address the local data dir's daemon recorded, else the daemon's default;
+ * without a CA, the certificate that daemon serves, so commands next to a quickstart just work.
+ * The token comes only from the environment, never a flag, so it stays out of shell history
+ * and process listings.
+ */
+export function clientSettings(
+  flags: { endpoint?: string | undefined; 'ca-cert'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  local: LocalDaemon = {},
+): ClientSettings {
+  const explicit = flags.endpoint ?? (env.SVC_ENDPOINT || undefined);
+  const url = parseEndpoint(explicit ?? local.address?.url ?? DEFAULT_ENDPOINT);
+  const endpoint = base(url);
   const token = env.SVC_TOKEN;
   if (token === undefined || token.trim() === '') {
     throw new SvcError(
@@ -49,7 +72,15 @@ export function clientSettings(
       },
     );
   }
-  const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined);
+  // The local daemon's certificate is trusted only for the local daemon's own address.
+  const recorded = local.address !== undefined ? base(parseEndpoint(local.address.url)) : undefined;
+  const localCa =
+    recorded === endpoint
+      ? (local.address?.ca_cert ?? undefined)
+      : endpoint === DEFAULT_ENDPOINT
+        ? local.deploymentCert
+        : undefined;
+  const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined) ?? localCa;
   let ca: string | undefined;
   if (caFile !== undefined) {
     try {
@@ -62,7 +93,18 @@ export function clientSettings(
       });
     }
   }
-  return { endpoint: url.href.replace(/\/+$/, ''), token: token.trim(), ...(ca !== undefined ? { ca } : {}) };
+  const source =
+    explicit !== undefined
+      ? undefined
+      : local.address !== undefined
+        ? `recorded in ${local.addressFile ?? 'the data dir'} by the daemon's last start`
+        : 'the default';
+  return {
+    endpoint,
+    token: token.trim(),
+    ...(ca !== undefined ? { ca } : {}),
+    ...(source ? { source } : {}),
+  };
 }
 
 const STATUS_KIND: Record<number, SvcError['kind']> = {
@@ -97,7 +139,7 @@ export function errorFromResponse(status: number, body: unknown): SvcError {
 const CERT_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
 
 /** A failure to reach the daemon is never an empty answer: it is `unavailable`, saying where. */
-function unreachable(endpoint: string, err: unknown): SvcError {
+function unreachable(endpoint: string, err: unknown, source?: string): SvcError {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code ?? '';
   const detail = e.cause?.message ?? e.message ?? String(err);
@@ -113,11 +155,12 @@ function unreachable(endpoint: string, err: unknown): SvcError {
     );
   }
   const tls = CERT_ERRORS.test(code) || CERT_ERRORS.test(detail);
-  return new SvcError('unavailable', `the daemon is not reachable at ${endpoint}: ${detail}`, {
+  const where = source !== undefined ? `${endpoint} (${source})` : endpoint;
+  return new SvcError('unavailable', `the daemon is not reachable at ${where}: ${detail}`, {
     cause: err,
     remedy: tls
       ? 'trust the deployment certificate: set SVC_CA_CERT (or --ca-cert) to the file `svc init` printed as ca_cert'
-      : 'start it with `svc daemon start`, or point SVC_ENDPOINT (or --endpoint) at where it listens',
+      : 'start it with `svc daemon start` (or `svc quickstart`), or point SVC_ENDPOINT (or --endpoint) at where it listens',
   });
 }
 
@@ -169,7 +212,7 @@ export class DaemonClient {
       status = res.statusCode;
       text = await res.body.text();
     } catch (err) {
-      throw unreachable(endpoint, err);
+      throw unreachable(endpoint, err, this.settings.source);
     }
     let parsed: unknown;
     try {

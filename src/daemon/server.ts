@@ -1,11 +1,13 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
+import { clientHost, selfSignedCertificate, writeDaemonAddress } from '../store/daemon-address.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
@@ -123,9 +125,24 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
+  const scheme = tls ? 'https' : 'http';
+  // Record where clients on this machine reach this daemon, so the CLI needs no SVC_ENDPOINT.
+  // A convenience only: a data dir that cannot take the file still gets a running daemon.
+  try {
+    writeDaemonAddress(dir, {
+      url: `${scheme}://${clientHost(host)}:${actualPort}`,
+      tls: tls !== undefined,
+      mutual_tls: tls?.clientCa !== undefined,
+      ca_cert: tls && selfSignedCertificate(tls.cert) ? resolve(tls.cert) : null,
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+    });
+  } catch (err) {
+    app.log.warn({ err }, 'could not record the daemon address in the data dir');
+  }
   let closing: Promise<void> | undefined;
   return {
-    url: `${tls ? 'https' : 'http'}://${shownHost}:${actualPort}`,
+    url: `${scheme}://${shownHost}:${actualPort}`,
     app,
     store,
     close: () =>

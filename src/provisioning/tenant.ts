@@ -35,7 +35,7 @@ export async function createTenant(
     opts.adminId === undefined
       ? undefined
       : checkActorInput(
-          { tenantId, id: opts.adminId, kind: 'human', roles: ['administrator', 'operator'] },
+          { tenantId, id: opts.adminId, kind: 'human', roles: ['administrator', 'operator', 'approver'] },
           at,
         );
   let adminToken: (TokenRecord & { token: string }) | undefined;

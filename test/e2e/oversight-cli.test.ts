@@ -171,7 +171,15 @@ describe('svc approvals | receipts | constraints (built binary, real TLS daemon)
   });
 
   it('fails loudly without trust, without a token, or without a daemon', async () => {
-    const untrusted = await runSvc(['approvals', 'list', '--json'], { ...as('bob'), SVC_CA_CERT: '' });
+    // Next to its data dir the CLI trusts the certificate the daemon recorded for its own address;
+    // from anywhere else, nothing but SVC_CA_CERT.
+    const local = await runSvc(['approvals', 'list', '--json'], { ...as('bob'), SVC_CA_CERT: '' });
+    expect(local.code).toBe(0);
+    const untrusted = await runSvc(['approvals', 'list', '--json'], {
+      ...as('bob'),
+      SVC_CA_CERT: '',
+      SVC_HOME: '/nonexistent/svc-home',
+    });
     expect(untrusted.code).toBe(6);
     expect(JSON.parse(untrusted.stdout).error).toMatchObject({
       code: 'unavailable',

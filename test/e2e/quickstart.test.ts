@@ -1,22 +1,25 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from '../helpers/cli.js';
-import { call } from '../helpers/https.js';
+import { BIN, runSvc } from '../helpers/cli.js';
+import { svcOnPath } from '../helpers/path-shim.js';
 import { tmpDir } from '../helpers/tmp.js';
 
-function quickstart(
-  dataDir: string,
-): Promise<{ out: () => string; stop: () => Promise<number | null>; ready: Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'quickstart', '--data-dir', dataDir, '--listen', '127.0.0.1:0'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+interface Running {
+  out: () => string;
+  ready: Promise<void>;
+  stop: () => Promise<number | null>;
+}
+
+/** `svc quickstart` in `cwd` on a free port, ready once it says how to stop it. */
+function quickstart(cwd: string, extra: string[] = []): Running {
+  const child = spawn(process.execPath, [BIN, 'quickstart', '--listen', '127.0.0.1:0', ...extra], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<number | null>((r) => child.on('close', r));
   const ready = new Promise<void>((resolve, reject) => {
@@ -27,34 +30,146 @@ function quickstart(
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     void exited.then((c) => reject(new Error(`quickstart exited ${c}: ${out}`)));
   });
-  return Promise.resolve({ out: () => out, ready, stop: () => (child.kill('SIGINT'), exited) });
+  return { out: () => out, ready, stop: () => (child.kill('SIGINT'), exited) };
 }
+
+/** Run the printed walk-through with bash, step by step: `# N. …` lines mark the steps. */
+function runWalkthrough(cwd: string, printed: string, path: string): Promise<Map<string, string>> {
+  const lines = printed.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('  eval "$(svc quickstart --env)"'));
+  const last = lines.findIndex((l) => l.startsWith('  svc verify '));
+  expect(first).toBeGreaterThan(0);
+  expect(last).toBeGreaterThan(first);
+  const script = lines
+    .slice(first, last + 1)
+    .map((l) => l.slice(2))
+    .map((l) => (/^# (\d+)\./.test(l) ? `echo "@@ step ${/^# (\d+)\./.exec(l)![1]}"` : l))
+    .join('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-e', '-c', script], {
+      cwd,
+      env: { ...process.env, PATH: path, NO_COLOR: '1', SVC_HOME: '', SVC_ENDPOINT: '', SVC_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`walk-through failed (${code}): ${out}\n${err}`));
+      const steps = new Map<string, string>();
+      for (const part of `${out}\n${err}`.split('@@ step ').slice(1)) {
+        const nl = part.indexOf('\n');
+        steps.set(part.slice(0, nl), part.slice(nl + 1));
+      }
+      resolve(steps);
+    });
+  });
+}
+
+const tokenIds = (dataDir: string) => {
+  const kept = JSON.parse(readFileSync(join(dataDir, 'quickstart.json'), 'utf8')) as Record<
+    string,
+    { token_id: string }
+  >;
+  return [kept.admin!.token_id, kept.agent!.token_id];
+};
 
 describe('svc quickstart', () => {
   const tmp = tmpDir('svc-qs-');
   afterAll(() => tmp.cleanup());
 
-  it('initialises a demo data dir once, serves TLS, prints a working first request, and stops on Ctrl-C', async () => {
-    const dataDir = join(tmp.path, '.svc');
-    for (const run of [1, 2]) {
-      const qs = await quickstart(dataDir);
+  it('provisions the demo, and the printed walk-through (curl and the CLI) runs as printed', async () => {
+    const cwd = join(tmp.path, 'walk');
+    mkdirSync(cwd);
+    const path = svcOnPath(join(tmp.path, 'walk-bin'));
+    const qs = quickstart(cwd);
+    try {
       await qs.ready;
-      const out = qs.out();
-      expect(out).toMatch(run === 1 ? /new data dir/ : /existing data dir/);
-      expect(out.includes('admin token')).toBe(run === 1);
-      const url = /daemon\s+(https:\/\/\S+)/.exec(out)![1]!;
-      const caFile = /CA file\s+(\S+)/.exec(out)![1]!;
-      const token = /agent token (svct_\S+)/.exec(out)![1]!;
-      expect(out).toContain(
-        `curl --cacert "$SVC_CA_CERT" -H "Authorization: Bearer $SVC_TOKEN" "$SVC_ENDPOINT/v1/capabilities"`,
+      expect(qs.out()).toMatch(/new data dir/);
+      // No token on the terminal unless asked for (`svc quickstart --env`).
+      expect(qs.out()).not.toMatch(/svct_/);
+      const steps = await runWalkthrough(cwd, qs.out(), path);
+      expect(steps.get('1')).toMatch(/"decision":"allowed"/);
+      expect(steps.get('2')).toMatch(
+        /"decision":"refused","intent_id":"int_[0-9a-f]+","code":"policy_denied"/,
       );
-      const { readFileSync } = await import('node:fs');
-      const r = await call(`${url}/v1/capabilities`, {
-        ca: readFileSync(caFile),
-        headers: { authorization: `Bearer ${token}` },
-      });
-      expect(r.body).toEqual({ tenant_id: 'demo', actor_id: 'demo-agent', capabilities: [] });
+      expect(steps.get('2')).toMatch(/"remedy":"refund at most 100 USD in one action/);
+      expect(steps.get('3')).toMatch(/"decision":"deferred"/);
+      expect(steps.get('4')).toMatch(/apr_[0-9a-f]+ approved: payments\.refund refund for demo-agent/);
+      expect(steps.get('5')).toMatch(/"decision":"allowed".*"amount_usd":40/);
+      expect(steps.get('6')).toMatch(/^.*\bapproval\b.*\bapproved\b.*$/m);
+      expect(steps.get('7')).toMatch(/Exported 5 entries of tenant demo/);
+      expect(steps.get('7')).toMatch(/^PASS/m);
+      expect(statSync(join(cwd, '.svc', 'quickstart.json')).mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8')).not.toMatch(/svct_/);
+    } finally {
       expect(await qs.stop()).toBe(0);
     }
-  });
+
+    // A re-run reuses the data dir and its tokens, and --tour runs the walk-through itself.
+    const before = tokenIds(join(cwd, '.svc'));
+    const again = quickstart(cwd, ['--tour']);
+    try {
+      await again.ready;
+      const out = again.out();
+      expect(out).toMatch(/existing data dir/);
+      for (const [n, word] of [
+        ['1', 'allowed   allowed'],
+        ['2', 'refused   policy_denied'],
+        ['3', 'deferred'],
+        ['4', 'approved'],
+        ['5', 'resumed   allowed'],
+        ['6', 'receipts'],
+        ['7', 'exported'],
+        ['8', 'verified  pass'],
+      ]) {
+        expect(out).toContain(`${n}. ${word}`);
+      }
+      expect(out).toMatch(/remedy: refund at most 100 USD/);
+    } finally {
+      expect(await again.stop()).toBe(0);
+    }
+    expect(tokenIds(join(cwd, '.svc'))).toEqual(before);
+    const tokens = await runSvc(['token', 'list', '--tenant', 'demo', '--json'], {
+      SVC_HOME: join(cwd, '.svc'),
+    });
+    expect(tokens.stdout.match(/"token_id"/g)).toHaveLength(2);
+  }, 240_000);
+
+  it('refuses a busy port before writing anything, naming the flag to change', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const cwd = join(tmp.path, 'busy');
+    mkdirSync(cwd);
+    try {
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'quickstart', '--listen', `127.0.0.1:${port}`], {
+          cwd,
+          env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(r.code).toBe(6);
+      expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+      expect(r.stderr).toMatch(/choose another address with --listen/);
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
+
+  it('leaves a data dir it did not make alone', async () => {
+    const home = join(tmp.path, 'other');
+    await runSvc(['init', '--tenant', 'acme', '--admin', 'alice', '--json'], { SVC_HOME: home });
+    const r = await runSvc(['quickstart', '--listen', '127.0.0.1:0'], { SVC_HOME: home });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/svc quickstart did not make/);
+    expect(existsSync(join(home, 'quickstart.json'))).toBe(false);
+    expect(existsSync(join(home, 'daemon.json'))).toBe(false);
+  }, 120_000);
 });

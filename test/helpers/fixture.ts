@@ -16,7 +16,7 @@ export interface Fixture {
   dir: DataDir;
   store: SqliteStore;
   app: FastifyInstance;
-  /** admin token of tenant `acme` (human alice, administrator + operator) */
+  /** admin token of tenant `acme` (human alice, administrator + operator + approver) */
   adminToken: string;
   now: { value: Date };
   token: (tenantId: string, actorId: string, ttlMs?: number) => Promise<string>;

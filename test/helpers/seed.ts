@@ -285,7 +285,7 @@ export type Cast = Record<
 >;
 
 /**
- * acme: alice (administrator, operator), bob (approver), carol (no role: sponsors tasks),
+ * acme: alice (administrator, operator, approver), bob (approver), carol (no role: sponsors tasks),
  * dave (auditor), erin (no role), bot and bot2 (agents). other: olga (administrator), oscar (agent).
  */
 export async function cast(f: Fixture): Promise<Cast> {

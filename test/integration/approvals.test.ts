@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { addActor } from '../../src/provisioning/actor.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { as, cast, Seed, type Cast } from '../helpers/seed.js';
 
@@ -157,7 +158,13 @@ describe('approvals (app.inject, real SQLite)', () => {
     const self = await decide(t.bot, pay, { decision: 'approve' });
     expect(self.status).toBe(403);
     expect(self.body.code).toBe('self_approval');
-    const operator = await decide(t.alice, pay, { decision: 'approve' });
+    // An operator sees every approval but decides none without the approver role or a name.
+    await addActor(
+      f.store,
+      { tenantId: 'acme', id: 'opal', kind: 'human', roles: ['operator'] },
+      f.now.value,
+    );
+    const operator = await decide(await f.token('acme', 'opal'), pay, { decision: 'approve' });
     expect(operator.status).toBe(403);
     expect(operator.body.code).toBe('not_an_approver');
     expect((await decide(t.erin, pay, { decision: 'approve' })).status).toBe(404);

@@ -1,15 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientSettings, DaemonClient, pages } from '../../../src/cli/daemon-client.js';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { SvcError } from '../../../src/core/errors.js';
+import type { DaemonAddress } from '../../../src/store/daemon-address.js';
+import { tmpDir } from '../../helpers/tmp.js';
 
 const env = { SVC_TOKEN: 'svct_0000000000000000_secret' };
 
 describe('daemon client settings', () => {
   it('defaults the endpoint, refuses a missing token and an unreadable CA, saying what to do', () => {
-    expect(clientSettings({}, env)).toEqual({ endpoint: 'http://127.0.0.1:8090', token: env.SVC_TOKEN });
+    expect(clientSettings({}, env)).toEqual({
+      endpoint: 'https://127.0.0.1:8090',
+      token: env.SVC_TOKEN,
+      source: 'the default',
+    });
     expect(clientSettings({}, { ...env, SVC_ENDPOINT: 'https://d.example:8443/' }).endpoint).toBe(
       'https://d.example:8443',
     );
@@ -21,6 +29,55 @@ describe('daemon client settings', () => {
     expect(() => clientSettings({ endpoint: 'ftp://h' }, env)).toThrow(/endpoint: expected/);
     expect(() => clientSettings({ endpoint: 'not a url' }, env)).toThrow(/endpoint: expected/);
     expect(() => clientSettings({ 'ca-cert': '/nonexistent/ca.pem' }, env)).toThrow(/ca-cert: cannot read/);
+  });
+});
+
+describe('daemon client settings next to a local daemon', () => {
+  const tmp = tmpDir('svc-client-');
+  afterAll(() => tmp.cleanup());
+  const cert = join(tmp.path, 'deployment-cert.pem');
+  const other = join(tmp.path, 'other-cert.pem');
+  writeFileSync(cert, 'DEPLOYMENT PEM');
+  writeFileSync(other, 'OTHER PEM');
+  const address: DaemonAddress = {
+    url: 'https://127.0.0.1:41234',
+    tls: true,
+    mutual_tls: false,
+    ca_cert: cert,
+    pid: 1,
+    started_at: '2026-01-01T00:00:00.000Z',
+  };
+  const local = { address, addressFile: '/d/daemon.json', deploymentCert: cert };
+
+  it('uses the recorded address and its certificate when nothing else is given', () => {
+    expect(clientSettings({}, env, local)).toEqual({
+      endpoint: 'https://127.0.0.1:41234',
+      token: env.SVC_TOKEN,
+      ca: 'DEPLOYMENT PEM',
+      source: "recorded in /d/daemon.json by the daemon's last start",
+    });
+  });
+
+  it('lets SVC_ENDPOINT and SVC_CA_CERT (and the flags) override it', () => {
+    const elsewhere = clientSettings({}, { ...env, SVC_ENDPOINT: 'https://d.example:8443' }, local);
+    // Another daemon's endpoint is never given the local daemon's certificate.
+    expect(elsewhere).toEqual({ endpoint: 'https://d.example:8443', token: env.SVC_TOKEN });
+    expect(clientSettings({}, { ...env, SVC_ENDPOINT: 'https://127.0.0.1:41234/' }, local).ca).toBe(
+      'DEPLOYMENT PEM',
+    );
+    expect(clientSettings({}, { ...env, SVC_CA_CERT: other }, local).ca).toBe('OTHER PEM');
+    expect(clientSettings({ 'ca-cert': other, endpoint: 'http://h:1' }, env, local)).toEqual({
+      endpoint: 'http://h:1',
+      token: env.SVC_TOKEN,
+      ca: 'OTHER PEM',
+    });
+  });
+
+  it('trusts the deployment certificate for the default address when no daemon recorded one', () => {
+    expect(clientSettings({}, env, { deploymentCert: cert }).ca).toBe('DEPLOYMENT PEM');
+    expect(clientSettings({}, env, { address: { ...address, ca_cert: null }, deploymentCert: cert }).ca).toBe(
+      undefined,
+    );
   });
 });
 

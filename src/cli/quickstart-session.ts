@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDaemon, type RunningDaemon } from '../daemon/server.js';
+import { checkDemoDir, ensureDemo, type DemoSetup } from '../provisioning/demo.js';
+import { assertCanListen } from './port-probe.js';
+
+/** A listener the quickstart runs: the daemon now; the operator console can join it. */
+export interface QuickstartListener {
+  name: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Quickstart {
+  demo: DemoSetup;
+  daemon: RunningDaemon;
+  /** every listener, in start order; closed in reverse */
+  listeners: QuickstartListener[];
+  /** PEM of the deployment certificate the listeners serve */
+  ca: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything `svc quickstart` starts, in an order that writes nothing when it cannot run:
+ * refuse a data dir that is not the demo's, check every address can be listened on, then
+ * provision and listen. A second listener (the console) is added here, next to the daemon,
+ * with its own address checked in the first step.
+ */
+export async function startQuickstart(o: { root: string; listen: string; now: Date }): Promise<Quickstart> {
+  checkDemoDir(o.root);
+  await assertCanListen(o.listen, '--listen');
+  const demo = await ensureDemo(o.root, o.now);
+  const daemon = await startDaemon({
+    dataDir: o.root,
+    listen: o.listen,
+    allowInsecureHttp: false,
+    // The log gets requests, never the tokens the terminal shows.
+    logger: { level: 'info', file: join(o.root, 'daemon.log') },
+  });
+  const listeners: QuickstartListener[] = [{ name: 'daemon', url: daemon.url, close: () => daemon.close() }];
+  return {
+    demo,
+    daemon,
+    listeners,
+    ca: readFileSync(demo.ca_cert, 'utf8'),
+    close: async () => {
+      for (const l of [...listeners].reverse()) await l.close();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT } from '../helpers/cli.js';
+import { shellBlocks } from '../helpers/doc-blocks.js';
+import { svcOnPath } from '../helpers/path-shim.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+/**
+ * The README's doc test. Every ```sh block runs in order, in one bash session (variables
+ * and functions carry from block to block; `set -e -o pipefail`), in a fresh working dir
+ * against what the README's first command stands for: `svc quickstart` (data dir ./.svc,
+ * tenant demo) on a free port, with `svc` and `svc-verify` on PATH as `npm link` puts them,
+ * and `svc quickstart --env` exported (SVC_HOME, SVC_ENDPOINT, SVC_CA_CERT, SVC_TOKEN of the
+ * human admin, AGENT_TOKEN of demo-agent). `<!-- doctest: skip -->` skips the next block;
+ * `<!-- doctest: background -->` starts it in its own process group, waits until it says
+ * it is listening (or 'Press Ctrl-C'), and stops it at the end.
+ */
+const README = join(ROOT, 'README.md');
+const READY = /listening on|Press Ctrl-C to stop/;
+
+describe('README examples', () => {
+  const tmp = tmpDir('svc-readme-');
+  const cwd = join(tmp.path, 'work');
+  const path = svcOnPath(join(tmp.path, 'bin'));
+  const env: Record<string, string> = {};
+  const background: ChildProcess[] = [];
+  /** process groups the README's background blocks started */
+  const started: number[] = [];
+
+  const spawnBash = (script: string, extra: { detached?: boolean } = {}) =>
+    spawn('bash', ['-c', script], {
+      cwd,
+      env: { ...process.env, ...env, PATH: path, NO_COLOR: '1', FORCE_COLOR: '0', SVC_HOME: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...extra,
+    });
+
+  /** Start a long-running command and wait until it says it is ready. */
+  const startBackground = (script: string, what: string) =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      const child = spawnBash(script, { detached: true });
+      background.push(child);
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`${what} did not get ready: ${out}`)), 60_000);
+      const seen = (d: Buffer) => {
+        out += d.toString();
+        if (READY.test(out)) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      };
+      child.stdout!.on('data', seen);
+      child.stderr!.on('data', seen);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${what} exited ${code} before it was ready: ${out}`));
+      });
+    });
+
+  beforeAll(async () => {
+    mkdirSync(cwd);
+    // What `npm install && npx svc quickstart` stands for, on a free port.
+    await startBackground(
+      `exec "${process.execPath}" "${BIN}" quickstart --listen 127.0.0.1:0`,
+      'svc quickstart',
+    );
+    const exports = await new Promise<string>((resolve, reject) => {
+      const child = spawnBash('svc quickstart --env');
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`--env exited ${code}`))));
+    });
+    for (const m of exports.matchAll(/^export (\w+)='([^']*)'/gm)) env[m[1]!] = m[2]!;
+    expect(Object.keys(env).sort()).toEqual([
+      'AGENT_TOKEN',
+      'SVC_CA_CERT',
+      'SVC_ENDPOINT',
+      'SVC_HOME',
+      'SVC_TOKEN',
+    ]);
+  }, 120_000);
+
+  afterAll(() => {
+    for (const pid of started) {
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    for (const child of background.reverse()) {
+      if (child.exitCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    return new Promise<void>((resolve) =>
+      setTimeout(() => {
+        tmp.cleanup();
+        resolve();
+      }, 2000),
+    );
+  });
+
+  it('every shell example runs as written, in order', async () => {
+    const blocks = shellBlocks(readFileSync(README, 'utf8'));
+    expect(blocks.filter((b) => b.mode === 'run').length).toBeGreaterThan(10);
+    const state = join(tmp.path, 'state');
+    mkdirSync(state);
+    // One session: a block's variables and functions are there for the next.
+    const parts: string[] = ['set -e -o pipefail'];
+    for (const b of blocks) {
+      if (b.mode === 'skip') continue;
+      const at = (ext: string) => `"${join(state, `${b.line}.${ext}`)}"`;
+      parts.push(`echo ${b.line} > "${state}/current"`);
+      if (b.mode === 'background') {
+        // Its own process group, so the end of the test stops it and everything it started.
+        writeFileSync(join(state, `${b.line}.sh`), b.code + '\n');
+        parts.push(
+          `setsid bash ${at('sh')} > ${at('bg')} 2>&1 &`,
+          `echo $! >> "${state}/bg.pids"`,
+          `__ok=; for __i in $(seq 1 300); do if grep -Eq '${READY.source}' ${at('bg')}; then __ok=1; break; fi; sleep 0.2; done`,
+          `[ -n "$__ok" ] || { cp ${at('bg')} ${at('err')}; false; }`,
+        );
+      } else {
+        parts.push(`{\n${b.code}\n} > ${at('out')} 2> ${at('err')}`);
+      }
+    }
+    parts.push(`echo done > "${state}/current"`);
+    writeFileSync(join(state, 'readme.sh'), parts.join('\n') + '\n');
+    const result = await new Promise<{ code: number | null }>((resolve) => {
+      const child = spawnBash(`source "${join(state, 'readme.sh')}"`);
+      child.on('close', (code) => resolve({ code }));
+    });
+    if (existsSync(join(state, 'bg.pids'))) {
+      for (const pid of readFileSync(join(state, 'bg.pids'), 'utf8').split('\n').filter(Boolean)) {
+        started.push(Number(pid));
+      }
+    }
+    const current = readFileSync(join(state, 'current'), 'utf8').trim();
+    if (result.code !== 0 || current !== 'done') {
+      const read = (ext: string) =>
+        existsSync(join(state, `${current}.${ext}`))
+          ? readFileSync(join(state, `${current}.${ext}`), 'utf8')
+          : '';
+      const block = blocks.find((b) => String(b.line) === current);
+      throw new Error(
+        `README.md:${current}: the example failed (exit ${result.code})\n--- block ---\n${block?.code ?? ''}\n--- stderr ---\n${read('err')}\n--- stdout ---\n${read('out').slice(-4000)}`,
+      );
+    }
+  }, 1_500_000);
+});
