@@ -85,7 +85,9 @@ export function openApiDocument(
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
     const op: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      operationId:
+        r.operationId ??
+        `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       summary: r.summary,
       tags: [r.tag],
       parameters: [...parameters(r.params, 'path', components), ...parameters(r.query, 'query', components)],

@@ -61,6 +61,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/grants/present',
+      operationId: 'presentGrant',
       summary: 'bind a stored grant, once, to the authenticated caller',
       tag: 'Grants',
       auth: 'token',
@@ -100,6 +101,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/grants/receipt',
+      operationId: 'grantReceipt',
       summary: 'journal the observed effect of a presented grant',
       tag: 'Grants',
       auth: 'token',
@@ -121,6 +123,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/observe',
+      operationId: 'observe',
       summary: 'report the effect of an allowed intent under pass_through custody: observed, never enforced',
       tag: 'Decision',
       auth: 'token',

@@ -9,6 +9,7 @@ export function healthRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'GET',
       url: '/healthz',
+      operationId: 'health',
       summary: 'the process is alive',
       tag: 'Health',
       auth: 'none',
@@ -18,6 +19,7 @@ export function healthRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'GET',
       url: '/readyz',
+      operationId: 'ready',
       summary: 'the store is open and writable and every tenant signing key is loaded',
       tag: 'Health',
       auth: 'none',
