@@ -126,7 +126,9 @@ export function openApiDocument(
     servers: [{ url: 'https://127.0.0.1:8090' }],
     paths,
     components: {
-      schemas: { ...components, Error: jsonSchema(ErrorBodySchema, 'output', components) },
+      // Error is emitted as a reference and its definition lands in components (evaluated
+      // first), so the spread after it puts the definition, not a self-reference, under Error.
+      schemas: { Error: jsonSchema(ErrorBodySchema, 'output', components), ...components },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
         svcToken: { type: 'apiKey', in: 'header', name: 'X-SVC-Token' },
