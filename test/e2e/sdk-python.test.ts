@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/sdk/wire.js';
+import { ROOT } from '../helpers/cli.js';
+import { runSuite, sdkHarness, type SdkHarness } from '../helpers/sdk-harness.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+const SDK = join(ROOT, 'src/sdk/python');
+
+/** `pip install src/sdk/python`, then the SDK's own unittest suite against a real daemon over TLS. */
+describe('Python SDK against a real daemon', () => {
+  let h: SdkHarness;
+  const site = tmpDir('svc-py-');
+  beforeAll(async () => {
+    h = await sdkHarness('reports.python');
+  });
+  afterAll(async () => {
+    await h?.close();
+    site.cleanup();
+  });
+
+  it('installs with pip and passes its own tests: every method, every outcome, reconcile', async () => {
+    const pip = await runSuite(
+      'python3',
+      ['-m', 'pip', 'install', '--no-deps', '--disable-pip-version-check', '--target', site.path, SDK],
+      site.path,
+      {},
+    );
+    expect(pip.code, pip.output).toBe(0);
+    const tests = join(SDK, 'tests');
+    const run = await runSuite(
+      'python3',
+      ['-m', 'unittest', 'discover', '-v', '-s', tests, '-t', tests],
+      site.path,
+      {
+        ...h.env,
+        PYTHONPATH: site.path,
+        PYTHONDONTWRITEBYTECODE: '1',
+        SVC_TEST_OPERATIONS: JSON.stringify(Object.keys(OPERATIONS)),
+      },
+    );
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/Ran 12 tests/);
+    expect(run.output).toMatch(/\nOK\n/);
+    // the installed package ran, not the source tree
+    expect(run.output).not.toMatch(/src\/sdk\/python\/svc_sdk/);
+  }, 120_000);
+});
