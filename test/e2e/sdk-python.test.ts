@@ -44,5 +44,19 @@ describe('Python SDK against a real daemon', () => {
     expect(run.output).toMatch(/\nOK\n/);
     // the installed package ran, not the source tree
     expect(run.output).not.toMatch(/src\/sdk\/python\/svc_sdk/);
+
+    const example = (args: string[]) =>
+      runSuite('python3', [join(SDK, 'examples/agent.py'), ...args], site.path, {
+        SVC_ENDPOINT: h.env.SVC_ENDPOINT!,
+        SVC_TOKEN: h.env.SVC_TOKEN!,
+        SVC_CA_CERT: h.env.SVC_CA_CERT!,
+        PYTHONPATH: site.path,
+      });
+    const allowed = await example(['notes.read', 'read', 't1']);
+    expect(allowed.code, allowed.output).toBe(0);
+    expect(allowed.output).toMatch(/bot asks to read notes.read for task t1\nallowed: intent int_/);
+    const refused = await example(['nothing.here']);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(/bot may use no capability named nothing.here/);
   }, 120_000);
 });

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvcClient, SvcError, type Deferred, type Decision } from '../../src/sdk/index.js';
-import { DEPLOYMENT as D, sdkHarness, type SdkHarness } from '../helpers/sdk-harness.js';
+import { ROOT } from '../helpers/cli.js';
+import { DEPLOYMENT as D, runSuite, sdkHarness, type SdkHarness } from '../helpers/sdk-harness.js';
 
 /** The TypeScript SDK against the built daemon over TLS: every method and every typed outcome. */
 describe('TypeScript SDK (svc/sdk) against a real daemon', () => {
@@ -197,6 +199,24 @@ describe('TypeScript SDK (svc/sdk) against a real daemon', () => {
       await busy.close();
     }
   }, 30_000);
+
+  it('the example agent asks, and reports the decision', async () => {
+    const env = {
+      SVC_ENDPOINT: h.env.SVC_ENDPOINT!,
+      SVC_TOKEN: h.env.SVC_TOKEN!,
+      SVC_CA_CERT: h.env.SVC_CA_CERT!,
+    };
+    const example = join(ROOT, 'src/sdk/examples/agent.mjs');
+    const allowed = await runSuite(process.execPath, [example, D.allowed, 'read', D.task], ROOT, env);
+    expect(allowed.code, allowed.output).toBe(0);
+    expect(allowed.output).toMatch(/bot asks to read notes.read for task t1\nallowed: intent int_/);
+    const discovered = await runSuite(process.execPath, [example], ROOT, env);
+    // the first capability is brokered and its operation needs a parameter: said clearly
+    expect(discovered.code).toBe(1);
+    expect(discovered.output).toMatch(
+      /asks to write crm.contacts.create for task t1\ninvalid_request: params.team: required/,
+    );
+  });
 
   it('a daemon that cannot be reached is an error, never an empty capability list', async () => {
     const gone = new SvcClient({ env: { ...h.env, SVC_ENDPOINT: 'https://127.0.0.1:1' } });
