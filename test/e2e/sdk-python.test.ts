@@ -45,8 +45,9 @@ describe('Python SDK against a real daemon', () => {
     // the installed package ran, not the source tree
     expect(run.output).not.toMatch(/src\/sdk\/python\/svc_sdk/);
 
-    const example = (args: string[]) =>
+    const example = (args: string[], more: Record<string, string> = {}) =>
       runSuite('python3', [join(SDK, 'examples/agent.py'), ...args], site.path, {
+        ...more,
         SVC_ENDPOINT: h.env.SVC_ENDPOINT!,
         SVC_TOKEN: h.env.SVC_TOKEN!,
         SVC_CA_CERT: h.env.SVC_CA_CERT!,
@@ -55,6 +56,8 @@ describe('Python SDK against a real daemon', () => {
     const allowed = await example(['notes.read', 'read', 't1']);
     expect(allowed.code, allowed.output).toBe(0);
     expect(allowed.output).toMatch(/bot asks to read notes.read for task t1\nallowed: intent int_/);
+    const deferred = await example([], { SVC_EXAMPLE_CAPABILITY: 'payments.send' });
+    expect(deferred.output).toMatch(/deferred: waiting for approval apr_/);
     const refused = await example(['nothing.here']);
     expect(refused.code).toBe(1);
     expect(refused.output).toMatch(/bot may use no capability named nothing.here/);

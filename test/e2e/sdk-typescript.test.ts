@@ -211,11 +211,19 @@ describe('TypeScript SDK (svc/sdk) against a real daemon', () => {
     expect(allowed.code, allowed.output).toBe(0);
     expect(allowed.output).toMatch(/bot asks to read notes.read for task t1\nallowed: intent int_/);
     const discovered = await runSuite(process.execPath, [example], ROOT, env);
-    // the first capability is brokered and its operation needs a parameter: said clearly
-    expect(discovered.code).toBe(1);
-    expect(discovered.output).toMatch(
-      /asks to write crm.contacts.create for task t1\ninvalid_request: params.team: required/,
+    // no arguments: the first capability that takes no parameters, the first active task
+    expect(discovered.code, discovered.output).toBe(0);
+    expect(discovered.output).toMatch(/bot asks to write mail.send for task t1\nallowed: intent int_/);
+    const fromEnv = await runSuite(process.execPath, [example], ROOT, {
+      ...env,
+      SVC_EXAMPLE_CAPABILITY: D.irreversible,
+    });
+    expect(fromEnv.output).toMatch(
+      /deferred: waiting for approval apr_\w+; approve it \(svc approvals approve apr_/,
     );
+    const wrong = await runSuite(process.execPath, [example, 'nothing.here'], ROOT, env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.output).toMatch(/bot may use no capability named nothing.here/);
   });
 
   it('a daemon that cannot be reached is an error, never an empty capability list', async () => {

@@ -1,23 +1,27 @@
 // An example agent: asks the daemon before acting, then reports what it decided.
 //   node src/sdk/examples/agent.mjs [capability] [action] [task]
-// Configuration: SVC_ENDPOINT, SVC_TOKEN, SVC_CA_CERT; with no arguments it uses the first
-// capability the token may use and the first active task it can read.
+// Configuration: SVC_ENDPOINT, SVC_TOKEN, SVC_CA_CERT. Capability, action and task come from
+// the arguments, else SVC_EXAMPLE_CAPABILITY, SVC_EXAMPLE_ACTION and SVC_EXAMPLE_TASK, else
+// the first capability the token may use (one not brokered first: those take parameters)
+// and the first active task it can read.
 import { SvcClient } from 'svc/sdk';
 
 const client = new SvcClient();
 try {
   const mine = await client.capabilities();
+  const env = process.env;
   const [argCapability, argAction, argTask] = process.argv.slice(2);
-  const cap = mine.capabilities.find((c) => c.name === (argCapability ?? mine.capabilities[0]?.name));
-  if (!cap)
-    throw new Error(
-      `${mine.actor_id} may use no capability${argCapability ? ` named ${argCapability}` : ''}`,
-    );
-  const task = argTask ?? (await client.tasks({ status: 'active' })).items[0]?.task_id;
+  const wanted = argCapability ?? env.SVC_EXAMPLE_CAPABILITY;
+  const cap = wanted
+    ? mine.capabilities.find((c) => c.name === wanted)
+    : (mine.capabilities.find((c) => c.custody !== 'brokered') ?? mine.capabilities[0]);
+  if (!cap) throw new Error(`${mine.actor_id} may use no capability${wanted ? ` named ${wanted}` : ''}`);
+  const task =
+    argTask ?? env.SVC_EXAMPLE_TASK ?? (await client.tasks({ status: 'active' })).items[0]?.task_id;
   if (!task) throw new Error('no active task: pass one as the third argument');
   const request = {
     capability: cap.name,
-    action: argAction ?? cap.actions[0],
+    action: argAction ?? env.SVC_EXAMPLE_ACTION ?? cap.actions[0],
     task_id: task,
     effect_key_step: `example-${Date.now()}`,
     intent: 'example agent run',

@@ -2,8 +2,10 @@
 //
 //	go run ./examples/agent [capability] [action] [task]
 //
-// Configuration: SVC_ENDPOINT, SVC_TOKEN, SVC_CA_CERT; with no arguments it uses the first
-// capability the token may use and the first active task it can read.
+// Configuration: SVC_ENDPOINT, SVC_TOKEN, SVC_CA_CERT. Capability, action and task come from
+// the arguments, else SVC_EXAMPLE_CAPABILITY, SVC_EXAMPLE_ACTION and SVC_EXAMPLE_TASK, else
+// the first capability the token may use (one not brokered first: those take parameters)
+// and the first active task it can read.
 package main
 
 import (
@@ -26,23 +28,28 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	arg := func(i int) string {
+	arg := func(i int, env string) string {
 		if len(os.Args) > i {
 			return os.Args[i]
 		}
-		return ""
+		return os.Getenv(env)
 	}
+	wanted := arg(1, "SVC_EXAMPLE_CAPABILITY")
 	var cap *svc.CapabilityEntry
 	for i := range mine.Capabilities {
-		if arg(1) == "" || mine.Capabilities[i].Name == arg(1) {
-			cap = &mine.Capabilities[i]
+		c := &mine.Capabilities[i]
+		if (wanted == "" && c.Custody != "brokered") || (wanted != "" && c.Name == wanted) {
+			cap = c
 			break
 		}
 	}
-	if cap == nil {
-		log.Fatalf("%s may use no capability %s", mine.ActorID, arg(1))
+	if cap == nil && wanted == "" && len(mine.Capabilities) > 0 {
+		cap = &mine.Capabilities[0]
 	}
-	task := arg(3)
+	if cap == nil {
+		log.Fatalf("%s may use no capability %s", mine.ActorID, wanted)
+	}
+	task := arg(3, "SVC_EXAMPLE_TASK")
 	if task == "" {
 		tasks, err := client.Tasks(ctx, svc.PageQuery{Status: "active"})
 		if err != nil || len(tasks.Items) == 0 {
@@ -50,7 +57,7 @@ func main() {
 		}
 		task = tasks.Items[0].TaskID
 	}
-	action := arg(2)
+	action := arg(2, "SVC_EXAMPLE_ACTION")
 	if action == "" {
 		action = cap.Actions[0]
 	}
