@@ -113,6 +113,16 @@ export class SvcClient {
       });
     }
     if (ex.status >= 200 && ex.status < 300 && ex.json) return ex.body as T;
+    if (!ex.json && ex.status < 400) {
+      throw new SvcError(
+        'unavailable',
+        `${op}: HTTP ${ex.status} without the daemon's JSON body (an intermediary answered?)`,
+        {
+          code: 'invalid_response',
+          remedy: 'check that SVC_ENDPOINT is the daemon itself',
+        },
+      );
+    }
     throw errorFromAnswer(ex.status, ex.json ? ex.body : {});
   }
 

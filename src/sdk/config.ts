@@ -54,6 +54,14 @@ export function clientConfig(options: ClientOptions = {}): ClientConfig {
       'export SVC_TOKEN=<token>; an operator issues one with `svc token issue --tenant <tenant> --actor <agent>`',
     );
   }
+  // A bearer token is printable ASCII without spaces; anything else could never be sent.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw usage(
+      'SVC_TOKEN',
+      'expected the token exactly as issued (printable, no spaces)',
+      'copy it again from `svc token issue`',
+    );
+  }
   let ca = options.ca;
   const caFile = options.caFile ?? (env.SVC_CA_CERT || undefined);
   if (ca === undefined && caFile !== undefined) {

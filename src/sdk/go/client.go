@@ -79,6 +79,11 @@ func New(o Options) (*Client, error) {
 	if token == "" {
 		return nil, usage("SVC_TOKEN", "not set: the daemon authenticates every agent request with a bearer token", "export SVC_TOKEN=<token>; an operator issues one with `svc token issue --tenant <tenant> --actor <agent>`")
 	}
+	for _, ch := range token {
+		if ch < 0x21 || ch > 0x7e {
+			return nil, usage("SVC_TOKEN", "expected the token exactly as issued (printable, no spaces)", "copy it again from `svc token issue`")
+		}
+	}
 	var ca []byte
 	if file := pick(o.CACertFile, "SVC_CA_CERT", ""); file != "" {
 		if ca, err = os.ReadFile(file); err != nil {
@@ -115,6 +120,9 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 			remedy = "try again"
 		}
 		return &Error{Code: "outcome_unknown", Reason: path + ": " + ex.lost, Remedy: remedy}
+	}
+	if !ex.json && ex.status < 400 {
+		return &Error{Code: "invalid_response", Reason: fmt.Sprintf("%s: HTTP %d without the daemon's JSON body (an intermediary answered?)", path, ex.status), Remedy: "check that SVC_ENDPOINT is the daemon itself", Status: ex.status}
 	}
 	if ex.status < 200 || ex.status > 299 || !ex.json {
 		return errorFromAnswer(ex.status, ex.body)

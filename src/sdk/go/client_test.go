@@ -365,4 +365,7 @@ func TestUnreachableIsAnErrorNeverAnEmptyList(t *testing.T) {
 	if _, err := svc.New(svc.Options{Getenv: func(string) string { return "" }}); !errors.As(err, &e) || e.Field != "SVC_TOKEN" {
 		t.Fatalf("expected SVC_TOKEN to be named, got %v", err)
 	}
+	if _, err := svc.New(svc.Options{Token: "svct_a\r\nInjected: 1"}); !errors.As(err, &e) || e.Code != "usage" || e.Field != "SVC_TOKEN" {
+		t.Fatalf("expected a usage error naming SVC_TOKEN, got %v", err)
+	}
 }

@@ -54,6 +54,9 @@ describe('decision answers as typed outcomes', () => {
       /SVC_CA_CERT/,
     );
     expect(() => clientConfig({ env: { SVC_TOKEN: 't' }, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => clientConfig({ env: { SVC_TOKEN: 'svct_a\nInjected: 1' } })).toThrow(
+      /SVC_TOKEN: expected the token/,
+    );
     expect(clientConfig({ env: { SVC_TOKEN: ' t ' } })).toMatchObject({
       endpoint: 'http://127.0.0.1:8090',
       token: 't',

@@ -49,6 +49,9 @@ class SvcClient:
             raise SvcError("usage", "SVC_TOKEN: not set: the daemon authenticates every agent request with a bearer token",
                            "export SVC_TOKEN=<token>; an operator issues one with `svc token issue --tenant <tenant> --actor <agent>`",
                            "SVC_TOKEN")
+        if not all(0x21 <= ord(ch) <= 0x7E for ch in token):
+            raise SvcError("usage", "SVC_TOKEN: expected the token exactly as issued (printable, no spaces)",
+                           "copy it again from `svc token issue`", "SVC_TOKEN")
         ca_cert = ca_cert or env.get("SVC_CA_CERT") or None
         if ca_cert is not None and not os.path.isfile(ca_cert):
             raise SvcError("usage", f"SVC_CA_CERT: cannot read {ca_cert}",
@@ -77,6 +80,9 @@ class SvcClient:
         _, status, payload, is_json = ex
         if 200 <= status < 300 and is_json:
             return payload
+        if not is_json and status < 400:
+            raise SvcError("invalid_response", f"{path}: HTTP {status} without the daemon's JSON body (an intermediary answered?)",
+                           "check that SVC_ENDPOINT is the daemon itself", status=status)
         raise SvcError.from_answer(status, payload if is_json else {})
 
     def identity(self) -> Dict[str, str]:

@@ -168,6 +168,9 @@ class AgainstDaemon(unittest.TestCase):
         with self.assertRaises(SvcError) as e:
             SvcClient(env={})
         self.assertEqual(e.exception.field, "SVC_TOKEN")
+        with self.assertRaises(SvcError) as e:
+            SvcClient(token="svct_a\r\nInjected: 1")
+        self.assertEqual((e.exception.code, e.exception.field), ("usage", "SVC_TOKEN"))
 
 
 if __name__ == "__main__":
