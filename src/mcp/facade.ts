@@ -2,7 +2,7 @@ import { SvcError } from '../core/errors.js';
 import type { SvcClient } from '../sdk/client.js';
 import type { BrokeredOutcome, DecisionInput, DecisionOutcome } from '../sdk/outcome.js';
 import type { CapabilityEntry } from '../sdk/wire.js';
-import { capabilityTool, RESUME_TOOL, resumeTool, type ToolSpec } from './tools.js';
+import { capabilityTool, RESUME_TOOL, resumeTool, toolName, type ToolSpec } from './tools.js';
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -28,7 +28,9 @@ export class Facade {
   async tools(): Promise<ToolSpec[]> {
     // A daemon that cannot be reached throws here: never an empty tool list.
     const { capabilities } = await this.client.capabilities();
-    return capabilities.length === 0 ? [] : [...capabilities.map(capabilityTool), resumeTool(capabilities)];
+    // The resume tool keeps its name: a capability spelled `resume` is not offered as a tool.
+    const offered = capabilities.filter((c) => toolName(c.name) !== RESUME_TOOL);
+    return offered.length === 0 ? [] : [...offered.map(capabilityTool), resumeTool(offered)];
   }
 
   async call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
@@ -47,7 +49,9 @@ export class Facade {
             : await this.client.resume(input),
         );
       }
-      const cap = capabilities.find((c) => c.name === name);
+      // An exact capability name first; then the tool-name spelling of one with `:`.
+      const cap =
+        capabilities.find((c) => c.name === name) ?? capabilities.find((c) => toolName(c.name) === name);
       if (!cap) return unknownTool(name, 'tool');
       const input = { ...args, capability: cap.name } as DecisionInput;
       const out =

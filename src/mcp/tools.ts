@@ -14,6 +14,9 @@ export interface ToolSpec {
 
 export const RESUME_TOOL = 'resume';
 
+/** MCP tool names allow letters, digits, `_`, `-` and `.`; a capability name may also hold `:`. */
+export const toolName = (capability: string): string => capability.replaceAll(':', '_');
+
 // The decision fields an agent chooses; the facade adds nothing of its own but the identity
 // claims the SDK fills from the token.
 const requestFields = (actions: readonly string[]) => ({
@@ -42,7 +45,7 @@ export function capabilityTool(c: CapabilityEntry): ToolSpec {
         ? 'An allowed decision authorizes it; the effect happens outside the daemon (POST /v1/action).'
         : 'An allowed decision mints a short-lived grant; nothing is executed (POST /v1/action).';
   return {
-    name: c.name,
+    name: toolName(c.name),
     description:
       `Ask the governance daemon to ${c.actions.join(' or ')} ${c.name} (tier ${c.tier}). ${how}` +
       (c.irreversible
