@@ -1,5 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonOpenApi } from '../../src/daemon/app.js';
+import { describeOnlyDeps } from '../../src/daemon/describe-only.js';
 import { OPERATIONS } from '../../src/sdk/wire.js';
 import { ROOT } from '../helpers/cli.js';
 import { runSuite, sdkHarness, type SdkHarness } from '../helpers/sdk-harness.js';
@@ -29,13 +32,17 @@ describe('Go SDK against a real daemon', () => {
   it('vets and passes its own tests: every method, every outcome, reconcile', async () => {
     const vet = await runSuite('go', ['vet', './...'], SDK, goEnv);
     expect(vet.code, vet.output).toBe(0);
+    // The daemon's OpenAPI document, which the Go structs are checked against.
+    const openapi = join(cache.path, 'openapi.json');
+    writeFileSync(openapi, JSON.stringify(daemonOpenApi(describeOnlyDeps())));
     const run = await runSuite('go', ['test', '-count=1', '-v', './...'], SDK, {
       ...goEnv,
       ...h.env,
+      SVC_TEST_OPENAPI: openapi,
       SVC_TEST_OPERATIONS: JSON.stringify(Object.keys(OPERATIONS)),
     });
     expect(run.code, run.output).toBe(0);
-    expect(run.output.match(/^--- PASS/gm)).toHaveLength(12);
+    expect(run.output.match(/^--- PASS/gm)).toHaveLength(13);
     expect(run.output).not.toMatch(/--- (FAIL|SKIP)/);
   }, 240_000);
 

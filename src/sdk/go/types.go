@@ -62,6 +62,15 @@ type ProviderOutcome struct {
 	Error       *string         `json:"error"`
 	Reason      string          `json:"reason"`
 	Body        json.RawMessage `json:"body,omitempty"`
+	// Receipt is the journal record of this outcome (kind execution)
+	Receipt *ReceiptRef `json:"receipt,omitempty"`
+}
+
+type ReceiptRef struct {
+	ReceiptID  string `json:"receipt_id"`
+	Sequence   int64  `json:"sequence"`
+	RecordHash string `json:"record_hash"`
+	OccurredAt string `json:"occurred_at"`
 }
 
 // Decision is the decision-shaped body of 200, 202 and the sealed 403; Provider only on
