@@ -81,7 +81,21 @@ export const EXTENSION_CODES = {
 } as const satisfies Record<string, ErrorKind>;
 
 export type ExtensionCode = keyof typeof EXTENSION_CODES;
-export type ErrorCode = ErrorKind | ExtensionCode;
+/**
+ * Codes only a client of the daemon produces (the SDK, the CLI's daemon client): the daemon
+ * never answers with them, so they stay out of the OpenAPI document's enums.
+ */
+export const CLIENT_CODES = ['outcome_unknown', 'invalid_response', 'unreachable'] as const;
+export type ClientCode = (typeof CLIENT_CODES)[number];
+export type ErrorCode = ErrorKind | ExtensionCode | ClientCode;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return (
+    (ERROR_CODES as readonly string[]).includes(code) ||
+    Object.hasOwn(EXTENSION_CODES, code) ||
+    (CLIENT_CODES as readonly string[]).includes(code)
+  );
+}
 
 /** Every code of one family: the family's own name and its finer codes. */
 export function codesOfKind(kind: ErrorKind): ErrorCode[] {

@@ -34,6 +34,8 @@ export interface PublishedReceipt {
   capability: string;
   action: string | null;
   intent: string | null;
+  /** the effect key's step of a decision or execution: how a client reconciles an unknown outcome */
+  effect_key_step: string | null;
   outcome: string;
   allowed: boolean;
   code: string | null;
@@ -80,6 +82,7 @@ export function publishReceipt(row: JournalRow): PublishedReceipt {
     capability: row.capability,
     action: text(record.action),
     intent: text(record.intent),
+    effect_key_step: text(record.effect_key_step),
     outcome: redacted ? 'redacted' : (text(record.outcome) ?? (row.allowed ? 'allowed' : 'refused')),
     allowed: row.allowed,
     code: text(record.code),

@@ -131,7 +131,9 @@ export function openApiDocument(
       };
     }
     const op: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      operationId:
+        r.operationId ??
+        `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       summary: r.summary,
       ...(r.mountedOnlyWith
         ? { description: `Mounted only when the daemon runs with ${r.mountedOnlyWith}; otherwise 404.` }

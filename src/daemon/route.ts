@@ -16,6 +16,8 @@ export interface RouteSpec<
   /** fastify syntax: `/v1/task/:id` */
   url: string;
   summary: string;
+  /** the OpenAPI operationId; the SDKs name their methods after it (agent-facing routes set it) */
+  operationId?: string;
   tag: string;
   auth: 'none' | 'token';
   body?: B;

@@ -9,6 +9,7 @@ import { brokeredOverhead } from './brokered.mjs';
 import { decisionThroughput } from './decision.mjs';
 import { bin, load, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
+import { sdkOverhead } from './sdk.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.argv[2];
@@ -105,6 +106,14 @@ if (!only || only === 'brokered') {
       `against ${b.directPeak.rps.toFixed(0)} req/s calling the provider directly, ratio ${b.throughputRatio.toFixed(2)}; ` +
       `one connection: ${b.brokeredMs.toFixed(2)} ms per brokered call against ${b.directMs.toFixed(2)} ms direct, ` +
       `${b.latencyRatio.toFixed(1)}x (${(b.brokeredMs - b.directMs).toFixed(2)} ms overhead)`,
+  );
+}
+if (!only || only === 'sdk') {
+  const k = await sdkOverhead(seconds);
+  console.log(
+    `allowed POST /v1/action through the TypeScript SDK: one caller ${k.sdkMs.toFixed(2)} ms per decision against ` +
+      `${k.bareMs.toFixed(2)} ms with bare undici (${(k.sdkMs / k.bareMs).toFixed(2)}x); 32 callers ${k.sdk32.toFixed(0)} ` +
+      `against ${k.bare32.toFixed(0)} decisions/s (ratio ${(k.sdk32 / k.bare32).toFixed(2)}); ${k.decisions} decisions`,
   );
 }
 if (!only || only === 'evidence') {

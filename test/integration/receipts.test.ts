@@ -71,6 +71,7 @@ describe('receipts (app.inject, real SQLite)', () => {
       capability: 'crm.read',
       action: 'read',
       intent: 'look up ACME Corp',
+      effect_key_step: expect.any(String),
       outcome: 'allowed',
       allowed: true,
       code: null,

@@ -49,6 +49,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       url: '/v1/access-requests',
+      operationId: 'requestAccess',
       summary:
         'request access to a capability from the caller’s catalogue; manager cards go to the requester’s manager and the capability’s owners',
       tag: 'Access',
@@ -82,6 +83,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/access-requests/:id',
+      operationId: 'accessRequest',
       summary: `read an access request and its cards; ${READERS}`,
       tag: 'Access',
       auth: 'token',
@@ -96,6 +98,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       url: '/v1/access-requests/:id/revoke',
+      operationId: 'revokeAccessRequest',
       summary:
         'withdraw a pending request, or end an approved one and its entitlement at once: the requester, its manager, the capability’s owners, operators and administrators',
       tag: 'Access',

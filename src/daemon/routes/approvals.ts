@@ -51,6 +51,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/approvals',
+      operationId: 'approvals',
       summary: `list approvals; paged, oldest first; ${READERS}`,
       tag: 'Access',
       auth: 'token',
@@ -73,6 +74,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/approvals/:id',
+      operationId: 'approval',
       summary: `read an approval; ${READERS}`,
       tag: 'Access',
       auth: 'token',
@@ -93,6 +95,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       url: '/v1/approvals/:id/decision',
+      operationId: 'decideApproval',
       summary:
         'approve or deny (this daemon’s addition to the spec): registered humans with the approver role or named by the capability, never the requester; the first decision wins',
       tag: 'Access',

@@ -70,11 +70,18 @@ const responses = {
  * it allows, one call to the provider. The intent to execute is committed with the
  * decision before the call; the outcome is journaled after it.
  */
-function brokeredRoute(deps: DaemonDeps, mode: 'new' | 'resume', url: string, summary: string): AnyRoute {
+function brokeredRoute(
+  deps: DaemonDeps,
+  mode: 'new' | 'resume',
+  url: string,
+  summary: string,
+  operationId: string,
+): AnyRoute {
   return defineRoute({
     method: 'POST',
     url,
     summary,
+    operationId,
     tag: 'Decision',
     auth: 'token',
     body: ActionRequestBody,
@@ -133,12 +140,14 @@ export function brokeredRoutes(deps: DaemonDeps): AnyRoute[] {
       'new',
       '/v1/brokered',
       'decide and, when allowed, execute through the configured connector',
+      'brokered',
     ),
     brokeredRoute(
       deps,
       'resume',
       '/v1/brokered/resume',
       'revalidate a deferred brokered action with unchanged body and effect key; execute only if it allows',
+      'resumeBrokered',
     ),
   ];
 }

@@ -20,6 +20,7 @@ export function catalogueRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/catalogue',
+      operationId: 'catalogue',
       summary: 'capabilities this caller can request access to: requestable, and not already held',
       tag: 'Discovery',
       auth: 'token',

@@ -45,6 +45,7 @@ export function constraintRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: ROUTE,
+      operationId: 'executionConstraints',
       summary:
         "read the task root's execution profile and admissions: operators and the sponsor see the full ledger, other task readers their own reservation ids",
       tag: 'Task',

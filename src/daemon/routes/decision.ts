@@ -150,11 +150,13 @@ export function decisionRoute(
   mode: 'new' | 'resume',
   url: string,
   summary: string,
+  operationId: string,
 ): AnyRoute {
   return defineRoute({
     method: 'POST',
     url,
     summary,
+    operationId,
     tag: 'Decision',
     auth: 'token',
     body: ActionRequestBody,
@@ -178,6 +180,7 @@ export function decisionRoutes(deps: DaemonDeps): AnyRoute[] {
       'new',
       '/v1/action',
       'record a decision; mint a grant when allowed; does not execute',
+      'action',
     ),
     decisionRoute(
       deps,
@@ -185,10 +188,12 @@ export function decisionRoutes(deps: DaemonDeps): AnyRoute[] {
       'resume',
       '/v1/action/resume',
       'revalidate a deferred action decision with unchanged body and effect key; does not execute',
+      'resume',
     ),
     defineRoute({
       method: 'POST',
       url: '/v1/federate',
+      operationId: 'federate',
       summary:
         'federated grants: no minting backend is wired in this distribution, so always 403 before any decision runs',
       tag: 'Decision',

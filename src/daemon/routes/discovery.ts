@@ -25,6 +25,7 @@ export function discoveryRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'GET',
       url: '/v1/capabilities',
+      operationId: 'capabilities',
       summary: 'capabilities this caller may use',
       tag: 'Discovery',
       auth: 'token',

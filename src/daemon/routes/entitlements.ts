@@ -46,6 +46,7 @@ export function entitlementRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/entitlements',
+      operationId: 'entitlements',
       summary: `list entitlements; paged, oldest first; ${READERS}`,
       tag: 'Access',
       auth: 'token',

@@ -64,6 +64,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/grants/present',
+      operationId: 'presentGrant',
       summary: 'bind a stored grant, once, to the actor it was minted for',
       tag: 'Grants',
       auth: 'token',
@@ -103,6 +104,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/grants/receipt',
+      operationId: 'grantReceipt',
       summary: 'journal the observed effect of a presented grant',
       tag: 'Grants',
       auth: 'token',
@@ -124,6 +126,7 @@ export function grantRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'POST',
       url: '/v1/observe',
+      operationId: 'observe',
       summary: 'report the effect of an allowed intent under pass_through custody: observed, never enforced',
       tag: 'Decision',
       auth: 'token',

@@ -10,6 +10,7 @@ export function healthRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'GET',
       url: '/healthz',
+      operationId: 'health',
       summary: 'the process is alive',
       tag: 'Health',
       auth: 'none',
@@ -19,6 +20,7 @@ export function healthRoutes(deps: DaemonDeps) {
     defineRoute({
       method: 'GET',
       url: '/readyz',
+      operationId: 'ready',
       summary: 'the store is open and writable and every tenant signing key is loaded',
       tag: 'Health',
       auth: 'none',

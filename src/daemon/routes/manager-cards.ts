@@ -36,6 +36,7 @@ export function managerCardRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/manager-cards',
+      operationId: 'managerCards',
       summary: 'the caller’s own manager cards, oldest first; a plain array (by default the pending ones)',
       tag: 'Access',
       auth: 'token',
@@ -49,6 +50,7 @@ export function managerCardRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'POST',
       url: '/v1/manager-cards/decide',
+      operationId: 'decideManagerCard',
       summary:
         'approve (for at most the requested duration) or deny the access request behind one of the caller’s cards; only a registered human manager or owner, never the requester; the first decision wins',
       tag: 'Access',

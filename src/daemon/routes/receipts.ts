@@ -27,6 +27,7 @@ export function receiptRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/receipts',
+      operationId: 'receipts',
       summary: `list receipts in journal order; paged; filter task_id; ${READERS}`,
       tag: 'Evidence',
       auth: 'token',
@@ -55,6 +56,7 @@ export function receiptRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/receipts/:id',
+      operationId: 'receipt',
       summary: `read a receipt; ${READERS}`,
       tag: 'Evidence',
       auth: 'token',

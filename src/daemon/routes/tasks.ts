@@ -45,6 +45,7 @@ export function taskRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: base,
+      ...(base === '/v1/task' ? { operationId: 'tasks' } : {}),
       summary:
         base === '/v1/task'
           ? 'list the tasks the caller may read; paged'
@@ -69,6 +70,7 @@ export function taskRoutes(deps: DaemonDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: `${base}/:id`,
+      ...(base === '/v1/task' ? { operationId: 'task' } : {}),
       summary: base === '/v1/task' ? 'read a task' : 'deprecated alias of GET /v1/task/{id}',
       tag: 'Task',
       auth: 'token',

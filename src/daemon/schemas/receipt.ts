@@ -24,6 +24,12 @@ export const ReceiptView = z
     capability: z.string(),
     action: z.string().nullable(),
     intent: z.string().nullable().describe("the caller's short description of the intent"),
+    effect_key_step: z
+      .string()
+      .nullable()
+      .describe(
+        "the effect key's step (decisions and executions): with task_id, how a client reconciles an unknown outcome",
+      ),
     outcome: z.string().describe('allowed, refused, deferred; for effects: the reported status'),
     allowed: z.boolean(),
     code: z.string().nullable(),

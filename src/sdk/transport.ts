@@ -1,0 +1,143 @@
+import { Agent, request } from 'undici';
+import { isErrorCode, SvcError } from '../core/errors.js';
+import type { ClientConfig } from './config.js';
+
+/** What came back: a status and a parsed JSON body, or a transport failure classified by safety. */
+export type Exchange =
+  | { kind: 'answer'; status: number; body: unknown; json: boolean }
+  /** the request certainly never reached the daemon (refused connection, DNS, TLS trust) */
+  | { kind: 'not_sent'; error: SvcError }
+  /** the request may have reached the daemon: timeout, reset, a reply cut short */
+  | { kind: 'lost'; reason: string; cause: unknown };
+
+// Failures while connecting: nothing was written, so nothing can have been decided.
+const BEFORE_SEND =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_\w+|ERR_SSL_\w+|EPROTO)$/;
+const TLS = /CERT|SELF_SIGNED|UNABLE_TO|SSL|EPROTO/;
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = e?.cause?.code ?? e?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function messageOf(err: unknown): string {
+  const e = err as { message?: unknown; cause?: { message?: unknown } };
+  const m = e?.cause?.message ?? e?.message;
+  return typeof m === 'string' ? m : String(err);
+}
+
+/** One undici pool per client: the deployment certificate is its only trust anchor when given. */
+export class Transport {
+  private readonly agent: Agent;
+
+  constructor(readonly config: ClientConfig) {
+    this.agent = new Agent({
+      connect: config.ca !== undefined ? { ca: config.ca } : {},
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
+    });
+  }
+
+  async send(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Exchange> {
+    const url = this.config.endpoint + path;
+    let res;
+    try {
+      res = await request(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.config.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        dispatcher: this.agent,
+      });
+    } catch (err) {
+      return this.failure(err);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      return { kind: 'lost', reason: `the answer was cut short: ${messageOf(err)}`, cause: err };
+    }
+    const type = String(res.headers['content-type'] ?? '');
+    if (!type.includes('application/json'))
+      return { kind: 'answer', status: res.statusCode, body: text, json: false };
+    try {
+      return {
+        kind: 'answer',
+        status: res.statusCode,
+        body: text === '' ? {} : JSON.parse(text),
+        json: true,
+      };
+    } catch {
+      return { kind: 'answer', status: res.statusCode, body: text, json: false };
+    }
+  }
+
+  private failure(err: unknown): Exchange {
+    const code = codeOf(err);
+    const detail = messageOf(err);
+    if (BEFORE_SEND.test(code)) {
+      const tls = TLS.test(code) || TLS.test(detail);
+      return {
+        kind: 'not_sent',
+        error: new SvcError(
+          'unavailable',
+          `the daemon is not reachable at ${this.config.endpoint}: ${detail}`,
+          {
+            code: 'unreachable',
+            cause: err,
+            remedy: tls
+              ? 'trust the deployment certificate: set SVC_CA_CERT to the file `svc init` printed as ca_cert'
+              : 'start it with `svc daemon start`, or point SVC_ENDPOINT at where it listens',
+          },
+        ),
+      };
+    }
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return { kind: 'lost', reason: `no answer within ${this.config.timeoutMs} ms`, cause: err };
+    }
+    return {
+      kind: 'lost',
+      reason: `the connection failed after the request was sent: ${detail}`,
+      cause: err,
+    };
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+const STATUS_KIND: Record<number, SvcError['kind']> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  503: 'unavailable',
+};
+
+/** A daemon error body back in the coded family: the same code, reason, remedy and field. */
+export function errorFromAnswer(status: number, body: unknown): SvcError {
+  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const kind = STATUS_KIND[status] ?? (status < 500 ? 'invalid_request' : 'unavailable');
+  const requestId = str(b.request_id);
+  const reason =
+    (str(b.reason) ?? `the daemon answered HTTP ${status}`) +
+    (requestId ? ` (daemon request id ${requestId})` : '');
+  const remedy = str(b.remedy);
+  const field = str(b.field);
+  const code = str(b.code);
+  return new SvcError(kind, reason, {
+    // A code this client does not know (a newer daemon) keeps its family.
+    code: code !== undefined && isErrorCode(code) ? code : kind,
+    ...(remedy !== undefined ? { remedy } : {}),
+    ...(field !== undefined ? { field } : {}),
+  });
+}
