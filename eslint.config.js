@@ -47,6 +47,7 @@ const pureLayerRule = {
             '**/connectors/**',
             '**/channels/**',
             '**/tls/**',
+            '**/http/**',
           ],
           message: 'core/, policy/ and evidence/ may not import the I/O layers (DESIGN.md).',
         },

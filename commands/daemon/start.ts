@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
+import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
 import { parseDuration } from '../../src/core/duration.js';
 import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
+import { serverLimits } from '../../src/http/limits.js';
 
 /** The interface spec spells these with one dash; accept both. */
 const SINGLE_DASH = new Map([
@@ -28,6 +30,7 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start --client-ca clients-ca.pem',
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
     '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
+    '<%= config.bin %> daemon start --request-timeout 60s --max-connections 4096',
   ];
   static override flags = {
     listen: Flags.string({
@@ -57,6 +60,7 @@ export default class DaemonStart extends DataDirCommand {
       summary:
         'Integration-operations document (YAML or JSON): the surfaces brokered capabilities execute through. Without it those routes are absent.',
     }),
+    ...serverLimitFlags,
   };
 
   async run(): Promise<void> {
@@ -67,6 +71,7 @@ export default class DaemonStart extends DataDirCommand {
       minMs: 1000,
       maxMs: 86_400_000,
     });
+    const limits = serverLimits(flags);
     const daemon = await startDaemon({
       dataDir: this.dataDir(flags).root,
       listen: flags.listen,
@@ -76,6 +81,7 @@ export default class DaemonStart extends DataDirCommand {
       ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
       anchorIntervalMs,
       anchorEntries: flags['anchor-entries'],
+      limits,
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');

@@ -2,7 +2,7 @@
  * The one coded error family. Every failure the product reports carries a stable
  * `code` from this union, a human `reason` and, where the smallest satisfying change
  * can be named, a `remedy`. HTTP status and CLI exit codes are derived from the code
- * in exactly one place each (daemon/error-mapping.ts, cli/exit-codes.ts).
+ * in exactly one place each (http/error-mapping.ts, cli/exit-codes.ts).
  */
 export const ERROR_CODES = [
   // caller mistakes

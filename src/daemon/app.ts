@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import type { SecureServerOptions } from 'node:http2';
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { SvcError } from '../core/errors.js';
+import { registerErrorHandler } from '../http/error-mapping.js';
+import { applyServerLimits, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../http/limits.js';
+import { registerResponseHeaders } from '../http/request-id.js';
+import { fastifyServerOptions } from '../http/server-options.js';
 import { authenticator } from './auth.js';
 import type { DaemonDeps } from './deps.js';
-import { errorHandler } from './error-mapping.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { accessRoutes } from './routes/access.js';
@@ -26,13 +26,13 @@ import { receiptRoutes } from './routes/receipts.js';
 import { taskRoutes } from './routes/tasks.js';
 import { packageVersion } from './version.js';
 
-export const BODY_LIMIT_BYTES = 256 * 1024;
-
 export interface DaemonOptions {
   /** pino options, or false for silence (tests) */
   logger?: boolean | Record<string, unknown>;
   /** TLS material; the app is built for it but still does not listen */
-  https?: HttpsOptions | SecureServerOptions;
+  https?: HttpsOptions;
+  /** timeouts, connection cap and body limit (default: `DEFAULT_SERVER_LIMITS`) */
+  limits?: ServerLimits;
 }
 
 /** Every route of the daemon, in one table: mounted on the app and described in OpenAPI. */
@@ -65,44 +65,24 @@ export function daemonOpenApi(deps: DaemonDeps): Record<string, unknown> {
 
 /** Build the daemon app. App factories never listen: `svc daemon start` does. */
 export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): FastifyInstance {
-  const app = Fastify({
-    logger:
-      opts.logger === false
-        ? false
-        : {
-            level: 'info',
-            // Credentials never reach a log line, whatever a serializer is later changed to print.
-            redact: {
-              paths: ['req.headers.authorization', 'req.headers["x-svc-token"]', 'req.headers.cookie'],
-              censor: '[redacted]',
-            },
-            ...(typeof opts.logger === 'object' ? opts.logger : {}),
-          },
-    bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => randomUUID(),
-    requestIdHeader: false,
-    trustProxy: false,
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
-    ...(opts.https ? { https: opts.https } : {}),
-  }) as unknown as FastifyInstance;
-
-  app.addHook('onSend', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
+  const limits = opts.limits ?? DEFAULT_SERVER_LIMITS;
+  const app = Fastify(
+    fastifyServerOptions({
+      limits,
+      ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+      ...(opts.https ? { https: opts.https } : {}),
+    }),
+  ) as unknown as FastifyInstance;
+  applyServerLimits(app.server, limits);
+  registerResponseHeaders(app);
+  // Decisions and receipts are per caller and per moment: nothing may cache them.
+  app.addHook('onSend', async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
-    void reply.header('x-content-type-options', 'nosniff');
   });
   app.addHook('onClose', async () => deps.broker.close());
   // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
   app.removeContentTypeParser('text/plain');
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    errorHandler(
-      new SvcError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
-      request,
-      reply,
-    );
-  });
+  registerErrorHandler(app);
   mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock));
   return app;
 }

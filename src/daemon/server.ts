@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
+import type { ServerLimits } from '../http/limits.js';
+import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
-import { tlsServerOptions } from '../tls/listener-options.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
@@ -27,6 +28,8 @@ export interface DaemonStartOptions {
   anchorEntries?: number;
   /** The integration-operations document (YAML or JSON); without it those routes are absent. */
   integrationOps?: string;
+  /** timeouts and connection cap (see `serverLimits`); default `DEFAULT_SERVER_LIMITS` */
+  limits?: ServerLimits;
 }
 
 export interface RunningDaemon {
@@ -85,6 +88,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),
     ...(https ? { https } : {}),
+    ...(o.limits ? { limits: o.limits } : {}),
   });
   // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.
   const interrupted = await store.executions.markInterrupted();

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError, SvcError, type ErrorBody } from '../core/errors.js';
 
 /** The one place a coded error becomes an HTTP status. */
@@ -65,4 +65,16 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
   const body: ErrorBody & { request_id?: string } = coded.toBody();
   if (status >= 500) body.request_id = request.id;
   void reply.status(status).send(body);
+}
+
+/** The error and not-found handlers of a listener: every failure leaves through `errorHandler`. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    errorHandler(
+      new SvcError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+      request,
+      reply,
+    );
+  });
 }

@@ -1,0 +1,43 @@
+import type { ServerOptions as HttpsOptions } from 'node:https';
+import type { FastifyServerOptions } from 'fastify';
+import { serverTimeoutOptions, type ServerLimits } from './limits.js';
+import { loggerOptions } from './logger.js';
+import { requestIdOptions } from './request-id.js';
+
+export interface ListenerOptions {
+  /** pino options, or false for silence (tests) */
+  logger?: boolean | Record<string, unknown>;
+  /** TLS material (see `tlsServerOptions`); without it the app speaks plain HTTP */
+  https?: HttpsOptions;
+  limits: ServerLimits;
+}
+
+/**
+ * The fastify options every listener shares: logging with redaction, our own request
+ * ids, no proxy trust, the body limit and the timeouts. After `Fastify(...)`, call
+ * `applyServerLimits(app.server, limits)` for what only the server object takes.
+ */
+export function fastifyServerOptions(o: ListenerOptions): FastifyServerOptions & { https?: HttpsOptions } {
+  const timeouts = serverTimeoutOptions(o.limits);
+  return {
+    logger: loggerOptions(o.logger),
+    ...requestIdOptions,
+    bodyLimit: o.limits.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    requestTimeout: timeouts.requestTimeout,
+    // Node reads these only when the server is created, so they travel with its options.
+    ...(o.https
+      ? { https: { ...o.https, ...timeouts } }
+      : {
+          http: {
+            headersTimeout: timeouts.headersTimeout,
+            requestTimeout: timeouts.requestTimeout,
+            keepAliveTimeout: timeouts.keepAliveTimeout,
+            connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+          },
+        }),
+  };
+}
