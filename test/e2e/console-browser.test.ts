@@ -1,8 +1,10 @@
-/// <reference lib="dom" />
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawPublicKey } from '../../src/evidence/keys.js';
+import { nodeCrypto } from '../../src/evidence/node-crypto.js';
+import { verifyExport } from '../../src/evidence/verify/index.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
@@ -16,6 +18,7 @@ import {
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { capability, register } from '../helpers/registry.js';
+import { attackerKey, CORPUS_DIR, loadCorpus } from '../helpers/tamper-corpus.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const POLICY = `// Everything registered is permitted; budgets and approvals still apply.
@@ -195,7 +198,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByPlaceholder('capability').fill('crm.read');
     await page.locator('.filters select').selectOption('refused');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
+    await page.waitForFunction("document.querySelectorAll('table tbody tr').length === 1");
     await page.locator('table tbody tr').first().click();
     await page.getByRole('heading', { name: /^Receipt / }).waitFor();
     expect(await page.locator('.facts').innerText()).toMatch(/record_hash/);
@@ -215,10 +218,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
       ['integrations', 'Integrations', /does not prove connectivity/],
     ] as const) {
       await go(hash, heading);
-      await page.waitForFunction(
-        (t) => new RegExp(t).test(document.querySelector('main.content')!.textContent ?? ''),
-        text.source,
-      );
+      await page.locator('main.content', { hasText: text }).waitFor();
       await shot(hash);
     }
   });
@@ -226,7 +226,9 @@ describe('operator console in chromium (built binary, TLS)', () => {
   it('edits the appearance with a live preview and the whole console takes the new colours', async () => {
     await go('appearance', 'Appearance');
     const rootVar = (name: string) =>
-      page.evaluate((n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim(), name);
+      page.evaluate(
+        `getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`,
+      );
     expect(await rootVar('--accent')).toBe('#4493f8');
     await page.locator('#appearance-mode').selectOption('light');
     for (const [key, value] of [
@@ -238,10 +240,11 @@ describe('operator console in chromium (built binary, TLS)', () => {
       await page.locator(`#colour-${key}`).fill(value);
     }
     await page.locator('#font-sans').fill('Georgia, "Times New Roman", serif');
-    const preview = page.locator('.preview');
-    expect(await preview.evaluate((el) => getComputedStyle(el).getPropertyValue('--accent').trim())).toBe(
-      '#b4235a',
-    );
+    expect(
+      await page.evaluate(
+        "getComputedStyle(document.querySelector('.preview')).getPropertyValue('--accent').trim()",
+      ),
+    ).toBe('#b4235a');
     expect(await rootVar('--accent')).toBe('#4493f8');
     await page.locator('#colour-text').fill('#dddddd');
     await page.getByText(/Below WCAG AA contrast/).waitFor();
@@ -250,9 +253,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#save-appearance').click();
     await page.getByText('Saved as revision 1.').waitFor();
     expect(await rootVar('--accent')).toBe('#b4235a');
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
-      'rgb(251, 250, 247)',
-    );
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
     await shot('appearance');
   });
 
@@ -290,5 +291,72 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#reload-appearance').click();
     await page.getByText(/Revision 2/).waitFor();
     expect(await page.locator('#colour-accent').inputValue()).toBe('#0f7b6c');
+  });
+
+  const verifyInPage = async (name: string, bytes: Buffer, keys: string[], requireAnchors = false) => {
+    await page.locator('#export-file').setInputFiles({ name, mimeType: 'application/json', buffer: bytes });
+    await page.locator('#public-key').fill(keys.join('\n'));
+    await page.locator('#require-anchors').setChecked(requireAnchors);
+    await page.locator('#verify').click();
+    const result = page.locator('#verify-result');
+    await result.waitFor();
+    return {
+      result: (await result.getAttribute('data-result')) as string,
+      codes: ((await result.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean),
+    };
+  };
+
+  it('verifies an export in the browser: a good one passes, a tampered one fails, nothing is uploaded', async () => {
+    const file = join(tmp.path, 'acme.jsonl');
+    await runJson(['export', '--tenant', 'acme', '--out', file], env);
+    const key = (await runJson<{ public_key: string }>(['key', 'show', '--tenant', 'acme'], env)).public_key;
+    const uploads: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() !== 'GET') uploads.push(r.url());
+    });
+    await go('verify', 'Verify an export');
+    const good = readFileSync(file);
+    expect(await verifyInPage('acme.jsonl', good, [key])).toEqual({ result: 'pass', codes: [] });
+    await shot('verify-pass');
+    const lines = good.toString('utf8').split('\n');
+    const i = lines.findIndex((l) => l.includes('"type":"entry"') && l.includes('"amount_usd":25'));
+    expect(i).toBeGreaterThan(0);
+    lines[i] = (lines[i] as string).replace('"amount_usd":25', '"amount_usd":2.5');
+    const tampered = await verifyInPage('tampered.jsonl', Buffer.from(lines.join('\n')), [key]);
+    expect(tampered.result).toBe('fail');
+    expect(tampered.codes).toContain('leaf_mismatch');
+    await shot('verify-fail');
+    expect(uploads).toEqual([]);
+  });
+
+  it('agrees with the CLI verifier on the whole tamper corpus', async () => {
+    const cases = JSON.parse(readFileSync(join(CORPUS_DIR, 'cases.json'), 'utf8')) as {
+      id: string;
+      codes: string[];
+      trust?: 'attacker';
+      require_anchors?: boolean;
+    }[];
+    const corpus = loadCorpus();
+    const b64 = (k: Uint8Array) => Buffer.from(k).toString('base64');
+    const disagreements: string[] = [];
+    const inputs = [
+      { id: 'original', bytes: readFileSync(join(CORPUS_DIR, 'original.jsonl')), codes: [] as string[] },
+      ...cases.map((c) => ({ ...c, bytes: readFileSync(join(CORPUS_DIR, 'cases', `${c.id}.jsonl`)) })),
+    ];
+    expect(inputs.length).toBeGreaterThanOrEqual(41);
+    for (const c of inputs) {
+      const keys = 'trust' in c && c.trust === 'attacker' ? [rawPublicKey(attackerKey)] : corpus.trusted;
+      const requireAnchors = 'require_anchors' in c && c.require_anchors === true;
+      const cli = await verifyExport([c.bytes], { publicKeys: keys, requireAnchors }, nodeCrypto);
+      const cliCodes = [...new Set(cli.findings.map((f) => f.code))].sort();
+      const browser = await verifyInPage(`${c.id}.jsonl`, c.bytes, keys.map(b64), requireAnchors);
+      if (browser.result !== cli.result || browser.codes.join() !== cliCodes.join()) {
+        disagreements.push(
+          `${c.id}: browser ${browser.result} [${browser.codes}] cli ${cli.result} [${cliCodes}]`,
+        );
+      }
+      expect(cliCodes).toEqual([...c.codes].sort());
+    }
+    expect(disagreements).toEqual([]);
   });
 });

@@ -124,9 +124,7 @@ export function VerifyPage() {
           data-result={report.result}
           data-codes={[...new Set(report.findings.map((f) => f.code))].sort().join(' ')}
         >
-          <h3>
-            {report.result === 'pass' ? 'PASS' : 'FAIL'}: {report.summary}
-          </h3>
+          <h3>{report.summary.replace(/^(pass|fail)/, (m) => m.toUpperCase())}</h3>
           <p>
             {report.counts.entries} entries, {report.counts.anchors} anchors, {report.counts.lines} lines
             {report.counts.redactedEntries > 0 && `, ${report.counts.redactedEntries} redacted`}.
