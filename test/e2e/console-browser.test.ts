@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTheme } from '../../src/core/theme/theme.js';
 import { rawPublicKey } from '../../src/evidence/keys.js';
 import { nodeCrypto } from '../../src/evidence/node-crypto.js';
 import { verifyExport } from '../../src/evidence/verify/index.js';
@@ -17,6 +18,7 @@ import {
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
+import { pngBytes } from '../helpers/images.js';
 import { capability, register } from '../helpers/registry.js';
 import { attackerKey, CORPUS_DIR, loadCorpus } from '../helpers/tamper-corpus.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -99,6 +101,25 @@ describe('operator console in chromium (built binary, TLS)', () => {
     } finally {
       await store.close();
     }
+    // A provisioned theme with a logo, so the header shows a managed asset served to the session.
+    mkdirSync(join(tmp.path, 'brand'));
+    writeFileSync(join(tmp.path, 'brand', 'logo.png'), pngBytes(96, 32, [0xff, 0xb0, 0x20]));
+    writeFileSync(
+      join(tmp.path, 'theme.json'),
+      JSON.stringify({ ...defaultTheme('dark'), logo: { url: '/tenant-assets/logo.png', alt: 'Acme logo' } }),
+    );
+    await runJson(
+      [
+        'theme',
+        'install',
+        join(tmp.path, 'theme.json'),
+        '--tenant',
+        'acme',
+        '--assets',
+        join(tmp.path, 'brand'),
+      ],
+      env,
+    );
     daemon = await startDaemonProcess(['--anchor-interval', '1s'], env);
     consoleProc = await startConsoleProcess([], env);
     for (const [task, step, amount] of [
@@ -251,7 +272,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await shot('appearance-contrast-warning');
     await page.locator('#colour-text').fill('#1d1b16');
     await page.locator('#save-appearance').click();
-    await page.getByText('Saved as revision 1.').waitFor();
+    await page.getByText('Saved as revision 2.').waitFor();
     expect(await rootVar('--accent')).toBe('#b4235a');
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
     await shot('appearance');
@@ -271,7 +292,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
       method: 'POST',
       headers: { cookie, 'x-csrf-token': signIn.body.csrf_token as string },
       body: {
-        revision: 1,
+        revision: 2,
         settings: {
           appearance: 'light',
           accent: '#0f7b6c',
@@ -283,13 +304,13 @@ describe('operator console in chromium (built binary, TLS)', () => {
         },
       },
     });
-    expect(theirs.status).toBe(200);
+    expect(theirs.body).toMatchObject({ revision: 3 });
     await page.locator('#colour-accent').fill('#6633cc');
     await page.locator('#save-appearance').click();
     await page.getByText('Someone else changed this appearance').waitFor();
     await shot('appearance-stale');
     await page.locator('#reload-appearance').click();
-    await page.getByText(/Revision 2/).waitFor();
+    await page.getByText(/Revision 3/).waitFor();
     expect(await page.locator('#colour-accent').inputValue()).toBe('#0f7b6c');
   });
 
@@ -358,5 +379,11 @@ describe('operator console in chromium (built binary, TLS)', () => {
       expect(cliCodes).toEqual([...c.codes].sort());
     }
     expect(disagreements).toEqual([]);
+  });
+
+  it('signs out: the session ends server side and the sign-in page returns', async () => {
+    await page.locator('#sign-out').click();
+    await page.locator('#token').waitFor();
+    expect(await page.evaluate("fetch('/api/session').then((r) => r.status)")).toBe(401);
   });
 });
