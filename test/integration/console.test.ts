@@ -3,11 +3,12 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadUiBundle } from '../../src/console/ui-files.js';
 import { installTheme } from '../../src/provisioning/theme.js';
 import { revokeToken } from '../../src/provisioning/token.js';
 import { call, consoleOf, type ConsoleClient, type Session } from '../helpers/console.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
-import { dataUrl, pngBytes, SVG_TEXT } from '../helpers/images.js';
+import { dataUrl, pngBytes, SVG_TEXT, WOFF2_BYTES } from '../helpers/images.js';
 import { capability, PERMIT_ALL, register } from '../helpers/registry.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -398,6 +399,33 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(doc.settings.logo.data_url).toBe(dataUrl('image/png', pngBytes()));
     });
 
+    it('places a font by its bytes and serves it as font/woff2', async () => {
+      writeFileSync(join(brand.path, 'assets', 'brand.woff2'), WOFF2_BYTES);
+      const r = await install(
+        themeFile({
+          fonts: {
+            sans: { family: 'Brand, sans-serif', url: '/tenant-assets/brand.woff2' },
+            mono: { family: 'monospace', url: null },
+          },
+        }),
+      );
+      const font = r.assets.find((a) => a.field === 'fonts.sans.url')!;
+      expect(font.content_type).toBe('font/woff2');
+      const served = await call(c, alice, font.url);
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe('font/woff2');
+      await expect(
+        install(
+          themeFile({
+            fonts: {
+              sans: { family: 'X', url: '/tenant-assets/logo.png' },
+              mono: { family: 'm', url: null },
+            },
+          }),
+        ),
+      ).rejects.toMatchObject({ field: 'fonts.sans.url', reason: expect.stringMatching(/not a WOFF2/) });
+    });
+
     it('answers 404 for unknown and traversing asset names', async () => {
       await install(themeFile());
       for (const name of [
@@ -635,6 +663,44 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(Object.keys(doc.paths)).toEqual(
         expect.arrayContaining(['/api/theme', '/tenant-assets/{name}', '/api/approvals/{id}/decision']),
       );
+    });
+  });
+
+  describe('the pages', () => {
+    it('serves index.html uncached and the hashed bundle immutable with its content type; nothing else', async () => {
+      const dir = tmpDir();
+      mkdirSync(join(dir.path, 'assets'));
+      writeFileSync(
+        join(dir.path, 'index.html'),
+        '<!doctype html><script type="module" src="/assets/index-abc123.js"></script>',
+      );
+      writeFileSync(join(dir.path, 'assets', 'index-abc123.js'), 'export {};');
+      writeFileSync(join(dir.path, 'assets', 'index-abc123.css'), 'body{}');
+      writeFileSync(join(dir.path, 'assets', 'notes.txt'), 'not served');
+      const ui = loadUiBundle(dir.path);
+      const withUi = await consoleOf(f, { ...(ui ? { ui } : {}) });
+      const index = await call(withUi, undefined, '/');
+      expect(index.status).toBe(200);
+      expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(index.headers['cache-control']).toBe('no-cache');
+      expect(index.headers['content-security-policy']).toMatch(/script-src 'self';/);
+      const js = await call(withUi, undefined, '/assets/index-abc123.js');
+      expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect((await call(withUi, undefined, '/assets/index-abc123.css')).headers['content-type']).toBe(
+        'text/css; charset=utf-8',
+      );
+      for (const url of ['/assets/notes.txt', '/assets/..%2findex.html', '/assets/nope.js', '/index.html']) {
+        expect((await call(withUi, undefined, url)).status, url).toBe(404);
+      }
+      await withUi.app.close();
+      dir.cleanup();
+    });
+
+    it('says the pages are not built rather than serving nothing silently', async () => {
+      const r = await call(c, undefined, '/');
+      expect(r.status).toBe(503);
+      expect(r.body.remedy).toMatch(/npm run build/);
     });
   });
 });
