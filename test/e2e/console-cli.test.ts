@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsoleProcess } from '../helpers/browser.js';
@@ -98,6 +99,67 @@ describe('theme install and console start (built binary)', () => {
       const page = await call(`${c.url}/api/openapi.json`);
       expect(page.status).toBe(200);
       expect(page.body.openapi).toBe('3.1.0');
+    } finally {
+      expect(await c.stop()).toBe(0);
+    }
+  });
+
+  it('mutual TLS: sign-in takes the client certificate of a registered human; tokens are refused', async () => {
+    const pki = join(tmp.path, 'pki');
+    execFileSync(
+      'bash',
+      [
+        '-ec',
+        `mkdir -p ${pki} && cd ${pki}
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 1 \
+          -subj "/CN=client CA" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout carol.key -out carol.csr -subj "/CN=carol/O=Acme"
+        printf 'extendedKeyUsage=clientAuth\\n' > ext.cnf
+        openssl x509 -req -in carol.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out carol.pem -days 1 -extfile ext.cnf`,
+      ],
+      { stdio: 'pipe' },
+    );
+    await runJson(
+      [
+        'actor',
+        'add',
+        '--tenant',
+        'acme',
+        '--id',
+        'carol',
+        '--kind',
+        'human',
+        '--role',
+        'operator',
+        '--cert-subject',
+        'CN=carol, O=Acme',
+      ],
+      env,
+    );
+    const ca = readFileSync(join(home, 'tls', 'deployment-cert.pem'));
+    const c = await startConsoleProcess(['--client-ca', join(pki, 'ca.pem')], env);
+    try {
+      const cert = {
+        ca,
+        cert: readFileSync(join(pki, 'carol.pem')),
+        key: readFileSync(join(pki, 'carol.key')),
+      };
+      const signIn = await call(`${c.url}/api/session`, { ...cert, method: 'POST', body: {} });
+      expect(signIn.status).toBe(200);
+      expect(signIn.body).toMatchObject({ tenant_id: 'acme', actor_id: 'carol', roles: ['operator'] });
+      const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
+      expect((await call(`${c.url}/api/settings/appearance`, { ca, headers: { cookie } })).status).toBe(200);
+      const token = (
+        await runJson<{ token: string }>(['token', 'issue', '--tenant', 'acme', '--actor', 'carol'], env)
+      ).token;
+      const bearer = await call(`${c.url}/api/session`, {
+        ca,
+        method: 'POST',
+        body: {},
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(bearer.status).toBe(401);
+      expect((await call(`${c.url}/api/session`, { ca, method: 'POST', body: {} })).status).toBe(401);
     } finally {
       expect(await c.stop()).toBe(0);
     }
