@@ -73,9 +73,12 @@ function checkOrigin(request: FastifyRequest): void {
   }
 }
 
+/** Room for the largest appearance write: a 256 KiB logo as base64 plus the settings. */
+export const CONSOLE_BODY_LIMIT_BYTES = 512 * 1024;
+
 /** Build the console app. App factories never listen: `svc console start` does. */
 export function buildConsole(deps: ConsoleDeps, opts: ConsoleOptions = {}): FastifyInstance {
-  const limits = opts.limits ?? DEFAULT_SERVER_LIMITS;
+  const limits = { ...(opts.limits ?? DEFAULT_SERVER_LIMITS), bodyLimitBytes: CONSOLE_BODY_LIMIT_BYTES };
   const app = Fastify(
     fastifyServerOptions({
       limits,

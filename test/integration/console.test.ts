@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -306,6 +306,31 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(r.body.field).toBe(field);
       expect(r.body.reason).toMatch(reason);
       expect((await call(c, alice, '/api/settings/appearance')).body.revision).toBe(0);
+    });
+
+    it('takes a logo up to 256 KiB and refuses a larger one with the field named', async () => {
+      const big = Buffer.concat([pngBytes(), randomBytes(250 * 1024)]);
+      const ok = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: {
+          revision: 0,
+          settings: settings({ logo: { data_url: dataUrl('image/png', big), alt: 'big' } }),
+        },
+      });
+      expect(ok.status).toBe(200);
+      const tooBig = Buffer.concat([pngBytes(), randomBytes(260 * 1024)]);
+      const r = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: {
+          revision: 1,
+          settings: settings({ logo: { data_url: dataUrl('image/png', tooBig), alt: 'big' } }),
+        },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        field: 'settings.logo.data_url',
+        reason: expect.stringMatching(/256 KiB/),
+      });
     });
 
     it('keeps a PNG logo and shows it back as a data URL', async () => {
