@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
+import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { serverLimits } from '../../src/http/limits.js';
 
 export default class ConsoleStart extends DataDirCommand {
   static override summary =
@@ -29,17 +31,20 @@ export default class ConsoleStart extends DataDirCommand {
     'integration-ops': Flags.string({
       summary: 'Integration-operations document, so the Integrations page lists the configured surfaces.',
     }),
+    ...serverLimitFlags,
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ConsoleStart);
     const stopSignal = untilSignal();
+    const limits = serverLimits(flags);
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
     const { startConsole } = await import('../../src/console/server.js');
     const running = await startConsole({
       dataDir: this.dataDir(flags).root,
       listen: flags.listen,
       allowInsecureHttp: flags['allow-insecure-http'],
+      limits,
       ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),
       ...(flags['tls-key'] !== undefined ? { tlsKey: flags['tls-key'] } : {}),
       ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
