@@ -49,7 +49,8 @@ export class ApprovalChannels {
   async handle(req: CallbackRequest): Promise<CallbackReply> {
     const channel = await this.store.channels.get(req.channelId);
     if (!channel) {
-      throw new SvcError('not_found', `no approval channel ${req.channelId}`, { code: 'unknown_channel' });
+      // semantics.md: an unknown channel id is 404. The id is the caller's input: not echoed.
+      throw new SvcError('not_found', 'no such approval channel', { code: 'unknown_channel' });
     }
     return channel.kind === 'chat' ? this.chat(channel, req) : this.collab(channel, req);
   }
@@ -57,9 +58,10 @@ export class ApprovalChannels {
   private async chat(channel: ChatChannel, req: CallbackRequest): Promise<CallbackReply> {
     const secret = await this.secrets.resolve(channel.tenantId, channel.signingSecretRef);
     if (!secret.ok) {
-      throw new SvcError('unavailable', `the signing secret of channel ${channel.id} cannot be resolved`, {
-        cause: new Error(secret.problem),
-        remedy: `check ${channel.signingSecretRef} where the daemon runs`,
+      // The caller is unauthenticated: the reference and the problem go to the log only.
+      throw new SvcError('unavailable', 'this approval channel cannot verify callbacks right now', {
+        cause: new Error(`channel ${channel.id}: ${channel.signingSecretRef}: ${secret.problem}`),
+        remedy: 'the deployment operator can see why in the daemon log, under this request id',
       });
     }
     const nowSec = Math.floor(this.clock().getTime() / 1000);

@@ -11,8 +11,8 @@ export type AuthMode = 'token' | 'mtls';
 const REMEDY = 'ask the operator to check the token and the caller permissions';
 const unauthenticated = (reason: string) => new SvcError('unauthenticated', reason, { remedy: REMEDY });
 
-// A hash to compare against when the token id is unknown, so the unknown-id path costs
-// the same as a wrong secret.
+// A hash to compare against when the token id is unknown, so the unknown-id path hashes
+// and compares exactly as a wrong secret does (the store's lookup costs the same too).
 const DECOY_HASH = hashTokenSecret('0000000000000000', 'decoy');
 
 /** The bearer credential from `Authorization: Bearer` or `X-SVC-Token`. */

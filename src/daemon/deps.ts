@@ -14,8 +14,11 @@ export interface DaemonDeps {
   store: Store;
   clock: () => Date;
   authMode: AuthMode;
-  /** undefined when ready, else the reason it is not */
-  readiness: () => Promise<string | undefined>;
+  /**
+   * undefined when ready; else what an unauthenticated caller may be told (`reason`, no
+   * path, tenant or key id) and what only the log gets (`detail`)
+   */
+  readiness: () => Promise<{ reason: string; detail: string } | undefined>;
   capabilitiesFor: (caller: Caller) => Promise<z.output<typeof CapabilityEntry>[]>;
   decisions: DecisionStore;
   rules: { policy: PolicyResolver; constraints: DecisionRules['constraints'] };

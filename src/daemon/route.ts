@@ -103,11 +103,18 @@ function toFastify(spec: AnyRoute, authenticate: (request: FastifyRequest) => Pr
   return {
     method: spec.method,
     url: spec.url,
+    // Authentication comes before the body is read: a caller without a credential learns
+    // nothing from how its body would have been judged, and costs no parsing.
+    ...(spec.auth === 'token'
+      ? {
+          onRequest: async (request: FastifyRequest) => {
+            request.caller = await authenticate(request);
+          },
+        }
+      : {}),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const caller = spec.auth === 'token' ? await authenticate(request) : (undefined as unknown as Caller);
-      request.caller = caller;
       const ctx = {
-        caller,
+        caller: request.caller as Caller,
         body: spec.rawBody
           ? ((request.body as Buffer | undefined) ?? Buffer.alloc(0))
           : parsePart('body', spec.body, request.body),

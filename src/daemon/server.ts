@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
@@ -90,6 +91,12 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(https ? { https } : {}),
     ...(o.limits ? { limits: o.limits } : {}),
   });
+  if (tls && tls.cert === dir.tlsCert && new X509Certificate(readFileSync(tls.cert)).ca) {
+    app.log.warn(
+      { cert: 'deployment certificate' },
+      'the deployment certificate is a CA certificate (made by an older `svc init`); regenerate it as a leaf (README: TLS)',
+    );
+  }
   // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.
   const interrupted = await store.executions.markInterrupted();
   if (interrupted > 0) {

@@ -37,13 +37,16 @@ export function daemonDeps(
     readiness: async () => {
       try {
         await store.ping();
-      } catch {
-        return 'the store is not open or not writable';
+      } catch (err) {
+        return { reason: 'the store is not open or not writable', detail: (err as Error).message };
       }
       try {
         for (const t of await store.tenants.list()) await keyring.active(t.id);
       } catch (err) {
-        return err instanceof SvcError ? err.reason : 'a signing key cannot be loaded';
+        return {
+          reason: 'a signing key cannot be loaded',
+          detail: err instanceof SvcError ? err.reason : (err as Error).message,
+        };
       }
       return undefined;
     },

@@ -39,11 +39,12 @@ function fromFastify(err: FastifyError): SvcError | undefined {
       field: 'body',
     });
   }
+  // Parser messages quote the input they choke on: the caller gets the field, not an echo.
   if (status === 400 && (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP'))) {
-    return new SvcError('invalid_request', `body: expected valid JSON (${err.message})`, { field: 'body' });
+    return new SvcError('invalid_request', 'body: expected valid JSON', { field: 'body' });
   }
   if (status >= 400 && status < 500) {
-    return new SvcError('invalid_request', err.message, { code: 'bad_request' });
+    return new SvcError('invalid_request', 'the request is malformed', { code: 'bad_request' });
   }
   return undefined;
 }
@@ -71,8 +72,9 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
+    // The path is the caller's input: it is not echoed (a reflected string is a vector).
     errorHandler(
-      new SvcError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+      new SvcError('not_found', 'no such route', { remedy: 'check the method and the path' }),
       request,
       reply,
     );

@@ -1,6 +1,18 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * The request target a log line may hold: the path only. A query string can carry a
+ * credential (`?access_token=`), and no one reads the log to learn it.
+ */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+}
+
 /**
  * pino options for a listener, or false for silence (tests). Credentials never reach a
- * log line: the credential headers are censored whatever a serializer is later changed to print.
+ * log line: the credential headers are censored whatever a serializer is later changed to
+ * print, and the query string is never printed.
  */
 export function loggerOptions(
   logger: boolean | Record<string, unknown> | undefined,
@@ -11,6 +23,15 @@ export function loggerOptions(
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-svc-token"]', 'req.headers.cookie'],
       censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: loggedUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
     },
     ...(typeof logger === 'object' ? logger : {}),
   };

@@ -64,6 +64,7 @@ export interface ActorRepo {
 
 export interface TokenRepo {
   insert(token: TokenRecord): Promise<void>;
+  /** A miss costs what a hit costs (no token-id oracle); adapters keep it so. */
   find(id: string): Promise<TokenRecord | undefined>;
   list(tenantId: string, actorId?: string): Promise<TokenSummary[]>;
   /** False when no such token exists in the tenant; revoking twice keeps the first time. */

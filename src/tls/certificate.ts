@@ -13,6 +13,7 @@ export interface DeploymentCertificate {
  * The self-signed deployment certificate `svc init` makes: ECDSA P-256, valid for the
  * loopback names the daemon and console listen on by default (plus any the operator adds).
  * It is its own trust anchor: clients retain this file (SVC_CA_CERT) and trust nothing else.
+ * It is a leaf (cA=false, digitalSignature, serverAuth only): it cannot issue certificates.
  */
 export async function createDeploymentCertificate(opts: {
   now: Date;
@@ -42,9 +43,10 @@ export async function createDeploymentCertificate(opts: {
     signingAlgorithm: alg,
     keys,
     extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      // A leaf, not a CA: a stolen key can impersonate this server's names, never sign others.
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth], false),
       new x509.SubjectAlternativeNameExtension(names),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],

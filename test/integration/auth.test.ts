@@ -1,7 +1,10 @@
 import { chmodSync, renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { revokeToken } from '../../src/provisioning/token.js';
+import { buildDaemon } from '../../src/daemon/app.js';
+import { daemonDeps } from '../../src/daemon/wiring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { logCapture } from '../helpers/log-capture.js';
 
 describe('daemon authentication (app.inject, real SQLite)', () => {
   let f: Fixture;
@@ -81,17 +84,28 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
   it('unknown routes and bad JSON get coded errors; 5xx hide internals', async () => {
     const r = await f.app.inject({ method: 'GET', url: '/v1/nothing?x=1' });
     expect(r.statusCode).toBe(404);
-    expect(r.json()).toEqual({ code: 'not_found', reason: 'no route GET /v1/nothing' });
+    expect(r.json()).toEqual({
+      code: 'not_found',
+      reason: 'no such route',
+      remedy: 'check the method and the path',
+    });
     expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('readiness fails with the reason when a signing key cannot be loaded', async () => {
+  it('readiness fails naming the part, never a path, tenant or key id; the log has the detail', async () => {
     const key = (await f.store.keys.active('acme'))!;
     const file = f.dir.keyFile('acme', key.keyId);
     chmodSync(file, 0o644);
-    let r = await f.app.inject('/readyz');
+    const log = logCapture();
+    const logged = buildDaemon(daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value }), {
+      logger: { stream: log.stream },
+    });
+    let r = await logged.inject('/readyz');
+    await logged.close();
     expect(r.statusCode).toBe(503);
-    expect(r.json().reason).toMatch(/readable by group or others/);
+    expect(r.json()).toEqual({ code: 'unavailable', reason: 'a signing key cannot be loaded' });
+    for (const secretish of [f.dir.root, 'acme', key.keyId]) expect(r.body).not.toContain(secretish);
+    expect(log.text()).toMatch(/readable by group or others/);
     chmodSync(file, 0o600);
     renameSync(file, `${file}.gone`);
     r = await f.app.inject('/readyz');
@@ -146,5 +160,34 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
       payload: '{"__proto__": {"x": 1}}',
     });
     expect(proto.statusCode).toBe(400);
+  });
+
+  it('authenticates before the body is read: without a credential every bad body is 401', async () => {
+    const bodies: [string, string][] = [
+      ['application/json', '{"a":'],
+      ['application/json', JSON.stringify({ intent: 'x'.repeat(300 * 1024) })],
+      ['text/plain', 'hi'],
+      ['application/json', '{"tenant_id": 7}'],
+    ];
+    for (const [type, payload] of bodies) {
+      for (const headers of [{}, { authorization: 'Bearer svct_0123456789abcdef_nope' }]) {
+        const r = await f.app.inject({
+          method: 'POST',
+          url: '/v1/action',
+          headers: { 'content-type': type, ...headers },
+          payload,
+        });
+        expect(r.statusCode, `${type} ${payload.slice(0, 20)}`).toBe(401);
+        expect(r.json().code).toBe('unauthenticated');
+      }
+    }
+    // Every authenticated route, not only /v1/action.
+    const unsigned = await f.app.inject({
+      method: 'POST',
+      url: '/v1/grants/present',
+      headers: { 'content-type': 'application/json' },
+      payload: '[',
+    });
+    expect(unsigned.statusCode).toBe(401);
   });
 });

@@ -16,6 +16,7 @@ import {
   type TokenClaims,
 } from '../helpers/channels.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { logCapture } from '../helpers/log-capture.js';
 import { capability, register } from '../helpers/registry.js';
 
 const SECRET = 'chat-signing-secret-for-tests-0123456789';
@@ -301,7 +302,7 @@ describe('POST /approvals/{channel}/callback', () => {
       const id = await defer('c9');
       const unknown = await chat('U_BOB', id, 'approve', { channel: 'no-such-channel' });
       expect(unknown.statusCode).toBe(404);
-      expect(unknown.json().code).toBe('unknown_channel');
+      expect(unknown.json()).toEqual({ code: 'unknown_channel', reason: 'no such approval channel' });
       const theirs = await f.app.inject({
         method: 'POST',
         url: '/v1/action',
@@ -313,14 +314,37 @@ describe('POST /approvals/{channel}/callback', () => {
       expect(other.statusCode).toBe(404);
     });
 
-    it('a signing secret that cannot be resolved is 503, naming no secret', async () => {
+    it('a signing secret that cannot be resolved is 503, naming no secret and no reference; the log names it', async () => {
+      const id = await defer('c10');
+      const log = logCapture();
+      const store = SqliteStore.open(f.dir.database, { clock: () => f.now.value });
+      const app = buildDaemon(daemonDeps(f.dir, store, { authMode: 'token', clock: () => f.now.value }), {
+        logger: { stream: log.stream },
+      });
       delete process.env[ENV];
       try {
-        const r = await chat('U_BOB', await defer('c10'));
+        const body = chatForm('U_BOB', id, 'approve');
+        const r = await app.inject({
+          method: 'POST',
+          url: '/approvals/ops-chat/callback',
+          headers: chatHeaders(SECRET, nowSec(), body),
+          payload: body,
+        });
         expect(r.statusCode).toBe(503);
-        expect(JSON.stringify(r.json())).not.toContain(SECRET);
+        expect(r.json()).toEqual({
+          code: 'unavailable',
+          reason: 'this approval channel cannot verify callbacks right now',
+          remedy: 'the deployment operator can see why in the daemon log, under this request id',
+          request_id: r.headers['x-request-id'],
+        });
+        expect(r.body).not.toContain(SECRET);
+        expect(r.body).not.toContain(ENV);
+        expect(log.text()).toContain(`env:${ENV}`);
+        expect(log.text()).not.toContain(SECRET);
       } finally {
         process.env[ENV] = SECRET;
+        await app.close();
+        await store.close();
       }
     });
   });

@@ -88,7 +88,11 @@ describe('integration-operations routes', () => {
     for (const [method, url, payload] of ROUTES) {
       const r = await call('alice', method, url, payload, f.app);
       expect(r.status, url).toBe(404);
-      expect(r.json).toEqual({ code: 'not_found', reason: `no route ${method} ${url}` });
+      expect(r.json).toEqual({
+        code: 'not_found',
+        reason: 'no such route',
+        remedy: 'check the method and the path',
+      });
     }
     const openapi = await call('alice', 'GET', '/v1/openapi.json', undefined, f.app);
     expect(Object.keys(openapi.json.paths).filter((p) => p.includes('integration-ops'))).toEqual([]);

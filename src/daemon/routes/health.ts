@@ -28,9 +28,13 @@ export function healthRoutes(deps: DaemonDeps) {
           schema: z.object({ code: z.string(), reason: z.string() }),
         },
       },
-      handler: async ({ reply }) => {
+      handler: async ({ reply, request }) => {
         const problem = await deps.readiness();
-        if (problem !== undefined) return reply.status(503).send({ code: 'unavailable', reason: problem });
+        if (problem !== undefined) {
+          // Anyone may ask: the answer names the part, the log names the file and tenant.
+          request.log.warn({ detail: problem.detail }, `not ready: ${problem.reason}`);
+          return reply.status(503).send({ code: 'unavailable', reason: problem.reason });
+        }
         return { status: 'ready' };
       },
     }),

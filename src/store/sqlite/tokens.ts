@@ -24,6 +24,25 @@ function toSummary(r: Omit<TokenRow, 'secret_hash'>): TokenSummary {
   };
 }
 
+/**
+ * One token row, always: the row itself when the id exists, else a decoy row of the same
+ * columns and lengths. A miss then reads and decodes as much as a hit, so an unknown id
+ * does not answer faster than a known id with a wrong secret (an id oracle otherwise).
+ * The decoy's all-zero hash matches no secret.
+ */
+const LOOKUP_SQL = `
+  SELECT id, tenant_id, actor_id, secret_hash, label, created_at, expires_at, revoked_at, 1 AS found
+    FROM tokens WHERE id = @id
+  UNION ALL
+  SELECT @id, 'decoy-tenant', 'decoy-actor', zeroblob(32), NULL,
+         '1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z', NULL, 0
+   WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE id = @id)`;
+
+export function lookupToken(db: Db, id: string): { record: TokenRecord; found: boolean } {
+  const r = prep(db, LOOKUP_SQL).get({ id }) as TokenRow & { found: 0 | 1 };
+  return { record: { ...toSummary(r), secretHash: new Uint8Array(r.secret_hash) }, found: r.found === 1 };
+}
+
 export function insertToken(db: Db, t: TokenRecord): void {
   prep(
     db,
@@ -53,8 +72,8 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async find(id: string): Promise<TokenRecord | undefined> {
-    const r = prep(this.db, 'SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
-    return r && { ...toSummary(r), secretHash: new Uint8Array(r.secret_hash) };
+    const { record, found } = lookupToken(this.db, id);
+    return found ? record : undefined;
   }
 
   async list(tenantId: string, actorId?: string): Promise<TokenSummary[]> {
