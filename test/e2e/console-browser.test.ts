@@ -350,6 +350,33 @@ describe('operator console in chromium (built binary, TLS)', () => {
     expect(uploads).toEqual([]);
   });
 
+  it('streams a large file with a progress bar and reports its findings', async () => {
+    const original = readFileSync(join(CORPUS_DIR, 'original.jsonl'), 'utf8');
+    // Entry lines only: repeated anchors would make the test about signature checks, not streaming.
+    const body =
+      original
+        .split('\n')
+        .filter((l) => l.includes('"type":"entry"'))
+        .join('\n') + '\n';
+    const big = Buffer.from(original + body.repeat(Math.ceil((16 * 1024 * 1024) / body.length)));
+    await go('verify', 'Verify an export');
+    await page.evaluate(`(() => {
+      window.__sawProgress = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[role=progressbar]')) window.__sawProgress = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    })()`);
+    const corpus = loadCorpus();
+    const r = await verifyInPage(
+      'big.jsonl',
+      big,
+      corpus.trusted.map((k) => Buffer.from(k).toString('base64')),
+    );
+    expect(r.result).toBe('fail');
+    expect(await page.evaluate('window.__sawProgress')).toBe(true);
+    expect(await page.locator('#verify-result').innerText()).toMatch(/more findings not listed/);
+  });
+
   it('agrees with the CLI verifier on the whole tamper corpus', async () => {
     const cases = JSON.parse(readFileSync(join(CORPUS_DIR, 'cases.json'), 'utf8')) as {
       id: string;
