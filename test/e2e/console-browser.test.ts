@@ -42,6 +42,8 @@ describe('operator console in chromium (built binary, TLS)', () => {
   let tokens: Record<'olivia' | 'bot' | 'alice', string>;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
+  /** Script errors and CSP violations seen in the page: there must be none. */
+  const pageErrors: string[] = [];
 
   const agent = (url: string, body: Record<string, unknown>) =>
     call(`${daemon.url}${url}`, {
@@ -138,8 +140,10 @@ describe('operator console in chromium (built binary, TLS)', () => {
     }
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => {
-      throw err;
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+        pageErrors.push(msg.text());
     });
   });
 
@@ -412,5 +416,9 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#sign-out').click();
     await page.locator('#token').waitFor();
     expect(await page.evaluate("fetch('/api/session').then((r) => r.status)")).toBe(401);
+  });
+
+  it('ran every page without a script error or a Content-Security-Policy violation', () => {
+    expect(pageErrors).toEqual([]);
   });
 });
