@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { SvcError } from '../core/errors.js';
+import { SvcError, type ExtensionCode } from '../core/errors.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 
 /**
@@ -14,7 +14,7 @@ export const CHAT_WINDOW_SECONDS = 300;
 const TIMESTAMP = /^[0-9]{1,12}$/;
 const SIGNATURE = /^v0=([0-9a-f]{64})$/;
 
-const proofFailure = (code: string, reason: string) =>
+const proofFailure = (code: ExtensionCode, reason: string) =>
   new SvcError('unauthenticated', reason, {
     code,
     remedy: 'the chat platform signs each callback with the signing secret the channel is configured with',

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import type { CollabChannel } from '../core/channel.js';
-import { SvcError } from '../core/errors.js';
+import { SvcError, type ExtensionCode } from '../core/errors.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 import { decidedText, payloadFailure } from './chat.js';
 import type { OpenIdKeys } from './openid-keys.js';
@@ -27,7 +27,7 @@ export const ALLOWED_ALGORITHMS = [
 /** how far the platform's clock may be from ours when expiry and not-before are checked */
 export const CLOCK_SKEW_SECONDS = 60;
 
-const proofFailure = (code: string, reason: string) =>
+const proofFailure = (code: ExtensionCode, reason: string) =>
   new SvcError('unauthenticated', reason, {
     code,
     remedy: 'the collaboration platform sends a bearer token issued for this bot application',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { SvcError } from '../core/errors.js';
+import { SvcError, type ErrorCode } from '../core/errors.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:8090';
 const TIMEOUT_MS = 30_000;
@@ -87,7 +87,8 @@ export function errorFromResponse(status: number, body: unknown): SvcError {
   const remedy = str(b.remedy);
   const field = str(b.field);
   return new SvcError(kind, reason, {
-    code: str(b.code) ?? kind,
+    // Passed through as the daemon sent it: a newer daemon may know codes this CLI does not.
+    code: (str(b.code) ?? kind) as ErrorCode,
     ...(remedy !== undefined ? { remedy } : {}),
     ...(field !== undefined ? { field } : {}),
   });

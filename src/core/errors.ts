@@ -22,7 +22,72 @@ export const ERROR_CODES = [
   'internal',
 ] as const;
 
-export type ErrorCode = (typeof ERROR_CODES)[number] | (string & { readonly __extension?: never });
+export type ErrorKind = (typeof ERROR_CODES)[number];
+
+/**
+ * Every finer code an error may carry, with the family it belongs to. A code not listed
+ * here does not compile, so the OpenAPI document's per-status enums (derived from this
+ * table) cannot miss one.
+ */
+export const EXTENSION_CODES = {
+  bad_request: 'invalid_request',
+  unsupported_media_type: 'invalid_request',
+  credential_ref_not_allowed: 'invalid_request',
+  credential_unavailable: 'invalid_request',
+  replayed_request: 'unauthenticated',
+  bad_signature: 'unauthenticated',
+  bad_timestamp: 'unauthenticated',
+  missing_signature: 'unauthenticated',
+  bad_token: 'unauthenticated',
+  missing_token: 'unauthenticated',
+  stale_request: 'unauthenticated',
+  token_expired: 'unauthenticated',
+  claims_mismatch: 'forbidden',
+  grant_expired: 'forbidden',
+  grant_not_presented: 'forbidden',
+  no_federated_backend: 'forbidden',
+  not_a_decider: 'forbidden',
+  not_a_revoker: 'forbidden',
+  not_an_approver: 'forbidden',
+  not_in_catalogue: 'forbidden',
+  not_intent_actor: 'forbidden',
+  not_sponsor: 'forbidden',
+  self_approval: 'forbidden',
+  unmapped_user: 'forbidden',
+  no_deferral: 'not_found',
+  unknown_channel: 'not_found',
+  unknown_grant: 'not_found',
+  unknown_intent: 'not_found',
+  unknown_surface: 'not_found',
+  already_decided: 'conflict',
+  already_held: 'conflict',
+  approval_expired: 'conflict',
+  constraints_installed: 'conflict',
+  credential_in_use: 'conflict',
+  credential_retired: 'conflict',
+  effect_recorded: 'conflict',
+  grant_presented: 'conflict',
+  intent_not_allowed: 'conflict',
+  no_decider: 'conflict',
+  not_pass_through: 'conflict',
+  not_revocable: 'conflict',
+  not_root: 'conflict',
+  request_pending: 'conflict',
+  request_revoked: 'conflict',
+  surface_revoked: 'conflict',
+  task_not_draft: 'conflict',
+  task_used: 'conflict',
+  unknown_capability: 'conflict',
+} as const satisfies Record<string, ErrorKind>;
+
+export type ExtensionCode = keyof typeof EXTENSION_CODES;
+export type ErrorCode = ErrorKind | ExtensionCode;
+
+/** Every code of one family: the family's own name and its finer codes. */
+export function codesOfKind(kind: ErrorKind): ErrorCode[] {
+  const finer = (Object.keys(EXTENSION_CODES) as ExtensionCode[]).filter((c) => EXTENSION_CODES[c] === kind);
+  return [kind, ...finer];
+}
 
 export interface ErrorBody {
   code: string;
@@ -43,7 +108,7 @@ export class SvcError extends Error {
   constructor(
     kind: (typeof ERROR_CODES)[number],
     reason: string,
-    opts: { remedy?: string; field?: string; code?: string; cause?: unknown } = {},
+    opts: { remedy?: string; field?: string; code?: ErrorCode; cause?: unknown } = {},
   ) {
     super(reason, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'SvcError';

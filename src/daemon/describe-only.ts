@@ -17,5 +17,7 @@ export function describeOnlyDeps(): DaemonDeps {
     rules: { policy: { resolve: refuse }, constraints: refuse },
     broker: new Proxy({}, { get: refuse }) as DaemonDeps['broker'],
     channels: new Proxy({}, { get: refuse }) as DaemonDeps['channels'],
+    // Described even though a daemon mounts them only with a document: `svc openapi` shows them.
+    integration: new Proxy({}, { get: refuse }) as NonNullable<DaemonDeps['integration']>,
   };
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { codesOfKind, ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import { statusOfKind } from '../http/error-mapping.js';
 import type { AnyRoute } from './route.js';
 
 export const ErrorBodySchema = z
@@ -10,6 +12,53 @@ export const ErrorBodySchema = z
     request_id: z.string().optional().describe('on 5xx: the id under which the daemon logged the details'),
   })
   .meta({ id: 'Error' });
+
+/** The codes an error body can carry at one HTTP status (all statuses without one). */
+export function errorCodesAt(status?: number): ErrorCode[] {
+  return ERROR_CODES.filter((k) => status === undefined || statusOfKind(k) === status).flatMap(codesOfKind);
+}
+
+/** What `{code, reason, ...}` looks like at one status: its code is one of that status's codes. */
+function errorComponent(status?: number): Record<string, unknown> {
+  return {
+    type: 'object',
+    description: status === undefined ? 'every error body' : `an error body with HTTP ${status}`,
+    properties: {
+      code: { type: 'string', enum: errorCodesAt(status), description: 'stable, machine-readable' },
+      reason: { type: 'string', description: 'for humans; never echoes the request' },
+      remedy: { type: 'string', description: 'the smallest satisfying change, when it can be named' },
+      field: { type: 'string', description: 'the request field at fault' },
+      request_id: { type: 'string', description: 'on 5xx: the id under which the daemon logged the details' },
+    },
+    required: ['code', 'reason'],
+    additionalProperties: false,
+  };
+}
+
+const ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 500, 503];
+
+const errorRef = (status: number) => ({
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/Error${status}` } } },
+});
+
+/** Answers every route can give besides its own, documented once here. */
+function commonResponses(r: AnyRoute): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    400: { description: 'a request field is invalid; the body names it', ...errorRef(400) },
+    500: { description: 'an unexpected failure; the body carries only the request id', ...errorRef(500) },
+  };
+  if (r.auth === 'token') {
+    out[401] = { description: 'missing, unknown, expired or revoked credential', ...errorRef(401) };
+  }
+  // Any POST body is read up to the limit, whether or not the route uses one.
+  if (r.method === 'POST') {
+    out[413] = { description: 'the body is larger than the daemon accepts', ...errorRef(413) };
+  }
+  if (r.url !== '/healthz') {
+    out[503] = { description: 'the store is busy or unavailable; nothing was committed', ...errorRef(503) };
+  }
+  return out;
+}
 
 /** Named schemas (zod `.meta({ id })`) collected as OpenAPI components while paths are built. */
 type Components = Record<string, unknown>;
@@ -65,33 +114,34 @@ export function openApiDocument(
   const components: Components = {};
   for (const r of routes) {
     const path = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const responses: Record<string, unknown> = {};
+    const responses: Record<string, unknown> = commonResponses(r);
     for (const [status, res] of Object.entries(r.responses)) {
+      // An error body at this status is that status's Error, with its codes as an enum.
+      const schema = res.schema
+        ? (JSON.parse(
+            JSON.stringify(jsonSchema(res.schema, 'output', components)).replaceAll(
+              '"#/components/schemas/Error"',
+              `"#/components/schemas/Error${status}"`,
+            ),
+          ) as Record<string, unknown>)
+        : undefined;
       responses[status] = {
         description: res.description,
-        ...(res.schema
-          ? { content: { 'application/json': { schema: jsonSchema(res.schema, 'output', components) } } }
-          : {}),
+        ...(schema ? { content: { 'application/json': { schema } } } : {}),
       };
     }
-    if (r.auth === 'token') {
-      responses['401'] = {
-        description: 'missing, unknown, expired or revoked credential',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      };
-    }
-    responses['400'] ??= {
-      description: 'a request field is invalid; the body names it',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       summary: r.summary,
+      ...(r.mountedOnlyWith
+        ? { description: `Mounted only when the daemon runs with ${r.mountedOnlyWith}; otherwise 404.` }
+        : {}),
       tags: [r.tag],
       parameters: [...parameters(r.params, 'path', components), ...parameters(r.query, 'query', components)],
       responses,
       security: r.auth === 'token' ? [{ bearerAuth: [] }, { svcToken: [] }, { mutualTLS: [] }] : [],
       ...(r.deprecated ? { deprecated: true } : {}),
+      ...(r.mountedOnlyWith ? { 'x-svc-mounted-only-with': r.mountedOnlyWith } : {}),
     };
     if (r.body) {
       op.requestBody = {
@@ -124,7 +174,13 @@ export function openApiDocument(
     servers: [{ url: 'https://127.0.0.1:8090' }],
     paths,
     components: {
-      schemas: { ...components, Error: jsonSchema(ErrorBodySchema, 'output', components) },
+      // Written out rather than generated: zod renders a named schema as a reference to
+      // itself, which a validator follows forever.
+      schemas: {
+        ...components,
+        Error: errorComponent(),
+        ...Object.fromEntries(ERROR_STATUSES.map((st) => [`Error${st}`, errorComponent(st)])),
+      },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
         svcToken: { type: 'apiKey', in: 'header', name: 'X-SVC-Token' },

@@ -28,6 +28,8 @@ export interface RouteSpec<
   params?: P;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
   deprecated?: boolean;
+  /** mounted only with this (e.g. "an integration-operations document"); documented as such */
+  mountedOnlyWith?: string;
   handler: (ctx: RouteContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<unknown>;
 }
 

@@ -20,6 +20,10 @@ export function httpStatus(err: SvcError): number {
   return STATUS[err.kind];
 }
 
+export function statusOfKind(kind: SvcError['kind']): number {
+  return STATUS[kind];
+}
+
 /** Fastify's own 4xx failures (bad JSON, wrong media type, body too large) in the coded family. */
 function fromFastify(err: FastifyError): SvcError | undefined {
   const status = err.statusCode ?? 500;

@@ -30,11 +30,16 @@ describe('svc daemon start: timeouts and the connection cap', () => {
   const tmp = tmpDir('svc-limits-');
   const env = { SVC_HOME: join(tmp.path, 'home') };
   let ca: Buffer;
+  let token: string;
   let daemon: DaemonProcess;
 
   beforeAll(async () => {
-    const init = await runJson<{ ca_cert: string }>(['init', '--tenant', 'acme', '--admin', 'alice'], env);
+    const init = await runJson<{ ca_cert: string; admin_token: string }>(
+      ['init', '--tenant', 'acme', '--admin', 'alice'],
+      env,
+    );
     ca = readFileSync(init.ca_cert);
+    token = init.admin_token;
     daemon = await startDaemonProcess(
       ['--header-timeout', '1s', '--request-timeout', '2s', '--idle-timeout', '1s', '--max-connections', '4'],
       env,
@@ -49,7 +54,9 @@ describe('svc daemon start: timeouts and the connection cap', () => {
     const s = await tlsSocket(daemon.url, ca);
     const closed = untilClosed(s);
     s.write(
-      'POST /v1/action HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n{',
+      // Authenticated, so the daemon reads the body (without a credential it answers 401 first).
+      `POST /v1/action HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${token}\r\n` +
+        'content-type: application/json\r\ncontent-length: 10000\r\n\r\n{',
     );
     // One byte every 100 ms would take 1,000 s to finish the body.
     const trickle = setInterval(() => s.writable && s.write(' '), 100);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildDaemon } from '../../src/daemon/app.js';
+import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
 import type { AuthMode } from '../../src/daemon/auth.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { addActor } from '../../src/provisioning/actor.js';
@@ -8,6 +8,7 @@ import { createTenant } from '../../src/provisioning/tenant.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { watchConformance } from './openapi-conformance.js';
 import { tmpDir } from './tmp.js';
 
 export interface Fixture {
@@ -30,10 +31,10 @@ export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixtu
   const store = SqliteStore.open(dir.database, { clock: () => now.value });
   await createTenant(dir, store, { tenantId: 'other', adminId: 'olga', now: now.value });
   await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'alice' }, now.value);
-  const app = buildDaemon(
-    daemonDeps(dir, store, { authMode: opts.authMode ?? 'token', clock: () => now.value }),
-    { logger: false },
-  );
+  const deps = daemonDeps(dir, store, { authMode: opts.authMode ?? 'token', clock: () => now.value });
+  const app = buildDaemon(deps, { logger: false });
+  // Every response any test provokes is checked against the daemon's own OpenAPI document.
+  const conformance = watchConformance(app, daemonOpenApi(deps));
   await app.ready();
   return {
     dir,
@@ -47,6 +48,10 @@ export async function fixture(opts: { authMode?: AuthMode } = {}): Promise<Fixtu
       await app.close();
       await store.close();
       tmp.cleanup();
+      const violations = conformance.violations();
+      if (violations.length > 0) {
+        throw new Error(`responses that break the OpenAPI document:\n${violations.join('\n')}`);
+      }
     },
   };
 }

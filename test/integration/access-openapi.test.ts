@@ -43,6 +43,16 @@ describe('OpenAPI: access routes and the approval-channel callback', () => {
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
-    expect(Object.keys(cb.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '503']);
+    expect(Object.keys(cb.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '500',
+      '503',
+    ]);
   });
 });

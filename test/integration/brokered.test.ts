@@ -4,11 +4,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildDaemon } from '../../src/daemon/app.js';
+import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { parseIntegrationDocument } from '../../src/integration/document.js';
 import { SecretBox } from '../../src/integration/secret-box.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
+import { watchConformance } from '../helpers/openapi-conformance.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { capability, register } from '../helpers/registry.js';
 
@@ -116,6 +117,7 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
     for (const t of [...texts, ...logs, ...tables]) for (const s of SECRETS) expect(t).not.toContain(s);
   };
 
+  let conformance: ReturnType<typeof watchConformance>;
   beforeEach(async () => {
     process.env.SVC_TEST_CRM = CRM;
     process.env.SVC_TEST_MAIL = MAIL;
@@ -124,12 +126,11 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
     ds = await downstream();
     logs = [];
     const integration = parseIntegrationDocument(doc(ds.url), 'ops.yaml');
-    app = buildDaemon(
-      daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value, integration }),
-      {
-        logger: { level: 'debug', stream: { write: (line: string) => logs.push(line) } },
-      },
-    );
+    const deps = daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value, integration });
+    app = buildDaemon(deps, {
+      logger: { level: 'debug', stream: { write: (line: string) => logs.push(line) } },
+    });
+    conformance = watchConformance(app, daemonOpenApi(deps));
     await app.ready();
     bot = await f.token('acme', 'bot');
     await register(f.store, 'acme', {
@@ -157,6 +158,7 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
     });
   });
   afterEach(async () => {
+    expect(conformance.violations()).toEqual([]);
     await app.close();
     await ds.close();
     await f.close();

@@ -1,12 +1,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildDaemon } from '../../src/daemon/app.js';
+import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { parseIntegrationDocument } from '../../src/integration/document.js';
 import { SecretBox } from '../../src/integration/secret-box.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
+import { watchConformance } from '../helpers/openapi-conformance.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 
 const TOKEN = 'ops-tok-1d5e8f';
@@ -54,18 +55,18 @@ describe('integration-operations routes', () => {
     return { status: r.statusCode, json: r.json(), text: r.body };
   };
 
+  let conformance: ReturnType<typeof watchConformance>;
   beforeEach(async () => {
     process.env.SVC_OPS_TOKEN = TOKEN;
     process.env.SVC_OPS_OTHER = OTHER;
     f = await fixture();
     ds = await downstream();
     const integration = parseIntegrationDocument(doc(ds.url), 'ops.yaml');
-    app = buildDaemon(
-      daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value, integration }),
-      {
-        logger: false,
-      },
-    );
+    const deps = daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value, integration });
+    app = buildDaemon(deps, {
+      logger: false,
+    });
+    conformance = watchConformance(app, daemonOpenApi(deps));
     await app.ready();
     const at = f.now.value;
     await addActor(f.store, { tenantId: 'acme', id: 'opal', kind: 'human', roles: ['operator'] }, at);
@@ -79,6 +80,7 @@ describe('integration-operations routes', () => {
     tokens.olga = await f.token('other', 'olga');
   });
   afterEach(async () => {
+    expect(conformance.violations()).toEqual([]);
     await app.close();
     await ds.close();
     await f.close();

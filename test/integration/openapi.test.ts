@@ -47,11 +47,27 @@ describe('OpenAPI document', () => {
     expect(caps.required).toEqual(['tenant_id', 'actor_id', 'capabilities']);
   });
 
-  it('`svc openapi` prints the same document without a daemon', async () => {
+  it('`svc openapi` prints the served document plus the integration-ops routes, marked as such', async () => {
     const printed = JSON.parse(execFileSync(process.execPath, [BIN, 'openapi'], { encoding: 'utf8' }));
     const served = (
       await f.app.inject({ url: '/v1/openapi.json', headers: { 'x-svc-token': f.adminToken } })
     ).json();
+    const opsPaths = Object.keys(printed.paths).filter((p) => p.startsWith('/v1/integration-ops/'));
+    expect(opsPaths.sort()).toEqual([
+      '/v1/integration-ops/connection-check',
+      '/v1/integration-ops/revoke',
+      '/v1/integration-ops/rotate',
+      '/v1/integration-ops/surfaces',
+    ]);
+    for (const p of opsPaths) {
+      for (const op of Object.values(printed.paths[p]) as Record<string, unknown>[]) {
+        expect(op['x-svc-mounted-only-with']).toMatch(/integration-operations document/);
+        expect(op.description).toMatch(/^Mounted only when the daemon runs with/);
+      }
+      delete printed.paths[p];
+    }
     expect(printed).toEqual(served);
+    const result = await new Validator().validate(printed);
+    expect(result.errors ?? []).toEqual([]);
   });
 });

@@ -20,7 +20,8 @@ export const REFUSAL_CODES = [
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
-export type ConflictCode = 'duplicate_effect' | 'deferral_pending' | 'request_mismatch';
+export const CONFLICT_CODES = ['duplicate_effect', 'deferral_pending', 'request_mismatch'] as const;
+export type ConflictCode = (typeof CONFLICT_CODES)[number];
 
 export type Outcome =
   | { kind: 'no_deferral' }

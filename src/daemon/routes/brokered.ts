@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import type { ExecutedOutcome } from '../../integration/broker.js';
 import type { SealedReceipt } from '../../store/decision-ports.js';
 import type { DaemonDeps } from '../deps.js';
+import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { BrokeredResponse, OutcomeNotRecorded } from '../schemas/brokered.js';
 import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../schemas/decision.js';
@@ -48,8 +50,9 @@ const responses = {
     schema: BrokeredResponse,
   },
   403: {
-    description: 'refused (including surface_unavailable): nothing executed; carries the sealed receipt',
-    schema: BrokeredResponse,
+    description:
+      'refused (including surface_unavailable): nothing executed; carries the sealed receipt; or an error body (claims_mismatch) when the body claims another caller',
+    schema: z.union([BrokeredResponse, ErrorBodySchema]),
   },
   409: {
     description: 'the effect key is claimed or deferred, or a resume body differs',
@@ -57,8 +60,8 @@ const responses = {
   },
   503: {
     description:
-      'either nothing was committed or executed, or (code outcome_not_recorded) the provider was called and its outcome could not be recorded: reconcile the named intent',
-    schema: OutcomeNotRecorded,
+      'either nothing was committed or executed (an error body), or (code outcome_not_recorded) the provider was called and its outcome could not be recorded: reconcile the named intent',
+    schema: z.union([OutcomeNotRecorded, ErrorBodySchema]),
   },
 };
 

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import type { Route } from '../../core/decision/request.js';
 import { formatUsd } from '../../core/money.js';
@@ -101,8 +102,9 @@ const responses = {
     schema: DecisionResponse,
   },
   403: {
-    description: 'refused: decision-shaped, carrying the sealed receipt (or claims_mismatch)',
-    schema: DecisionResponse,
+    description:
+      'refused: decision-shaped, carrying the sealed receipt; or an error body (claims_mismatch) when the body claims another caller',
+    schema: z.union([DecisionResponse, ErrorBodySchema]),
   },
   409: {
     description: 'the effect key is claimed or deferred, or a resume body differs',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute } from '../route.js';
 import type { DaemonDeps } from '../deps.js';
 
@@ -25,7 +26,7 @@ export function healthRoutes(deps: DaemonDeps) {
         200: { description: 'ready', schema: Status },
         503: {
           description: 'not ready; the reason says why',
-          schema: z.object({ code: z.string(), reason: z.string() }),
+          schema: ErrorBodySchema,
         },
       },
       handler: async ({ reply, request }) => {

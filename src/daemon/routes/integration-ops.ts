@@ -40,9 +40,13 @@ const errors = {
  * The integration-operations routes, mounted only when the daemon has a document
  * (interface-spec Endpoints rule 1). Not agent routes: every one needs a registered human.
  */
+/** Endpoints rule 1: without the document these routes do not exist at all. */
+const MOUNTED_WITH = 'an integration-operations document (svc daemon start --integration-ops)';
+
 export function integrationOpsRoutes(ops: IntegrationOps): AnyRoute[] {
   return [
     defineRoute({
+      mountedOnlyWith: MOUNTED_WITH,
       method: 'GET',
       url: '/v1/integration-ops/surfaces',
       summary:
@@ -71,6 +75,7 @@ export function integrationOpsRoutes(ops: IntegrationOps): AnyRoute[] {
       },
     }),
     defineRoute({
+      mountedOnlyWith: MOUNTED_WITH,
       method: 'POST',
       url: '/v1/integration-ops/connection-check',
       summary:
@@ -99,6 +104,7 @@ export function integrationOpsRoutes(ops: IntegrationOps): AnyRoute[] {
       },
     }),
     defineRoute({
+      mountedOnlyWith: MOUNTED_WITH,
       method: 'POST',
       url: '/v1/integration-ops/rotate',
       summary: 'move a surface to a new credential reference and retire the old one',
@@ -123,6 +129,7 @@ export function integrationOpsRoutes(ops: IntegrationOps): AnyRoute[] {
       },
     }),
     defineRoute({
+      mountedOnlyWith: MOUNTED_WITH,
       method: 'POST',
       url: '/v1/integration-ops/revoke',
       summary:

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
+import { CONFLICT_CODES, REFUSAL_CODES } from '../../core/decision/outcome.js';
 import { requestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
 import { SLUG } from '../../core/ids.js';
 import { parseUsd } from '../../core/money.js';
@@ -78,7 +79,7 @@ export const DecisionResponse = z
   .object({
     decision: z.enum(['allowed', 'refused', 'deferred']),
     intent_id: z.string(),
-    code: z.string().optional().describe('refusals: the stable refusal code'),
+    code: z.enum(REFUSAL_CODES).optional().describe('refusals: the stable refusal code'),
     reason: z.string().optional(),
     remedy: z.string().optional().describe('the smallest satisfying change, when it can be named'),
     amount_usd: z.number().describe('reserved by this decision (0 unless allowed)'),
@@ -102,7 +103,7 @@ export const DecisionResponse = z
 
 export const ConflictResponse = z
   .object({
-    code: z.string(),
+    code: z.enum(CONFLICT_CODES),
     reason: z.string(),
     remedy: z.string(),
     intent_id: z.string().describe('the original intent'),
