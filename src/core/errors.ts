@@ -30,10 +30,12 @@ export type ErrorKind = (typeof ERROR_CODES)[number];
  * table) cannot miss one.
  */
 export const EXTENSION_CODES = {
+  asset_url_refused: 'invalid_request',
   bad_request: 'invalid_request',
   unsupported_media_type: 'invalid_request',
   credential_ref_not_allowed: 'invalid_request',
   credential_unavailable: 'invalid_request',
+  svg_refused: 'invalid_request',
   replayed_request: 'unauthenticated',
   bad_signature: 'unauthenticated',
   bad_timestamp: 'unauthenticated',
@@ -43,6 +45,7 @@ export const EXTENSION_CODES = {
   stale_request: 'unauthenticated',
   token_expired: 'unauthenticated',
   claims_mismatch: 'forbidden',
+  csrf_failed: 'forbidden',
   grant_expired: 'forbidden',
   grant_not_presented: 'forbidden',
   no_federated_backend: 'forbidden',
@@ -74,6 +77,7 @@ export const EXTENSION_CODES = {
   not_root: 'conflict',
   request_pending: 'conflict',
   request_revoked: 'conflict',
+  stale_revision: 'conflict',
   surface_revoked: 'conflict',
   task_not_draft: 'conflict',
   task_used: 'conflict',

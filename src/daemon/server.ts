@@ -44,8 +44,8 @@ export interface RunningDaemon {
   close(): Promise<void>;
 }
 
-/** What TLS the listener uses, decided before anything opens. */
-function tlsChoice(
+/** What TLS a listener uses (the daemon's and the console's alike), decided before anything opens. */
+export function tlsChoice(
   dir: DataDir,
   o: DaemonStartOptions,
 ): { cert: string; key: string; clientCa?: string } | undefined {

@@ -430,4 +430,30 @@ export const MIGRATIONS: readonly string[] = [
       linked_at = json_extract(tombstone, '$.removed_at')
     WHERE tombstone IS NOT NULL AND sequence <= json_extract(tombstone, '$.to_sequence');
   `,
+  // 7: the operator console. Themes are revisions, never edited in place, so an appearance
+  // write names the revision it edits and a stale one is refused instead of overwriting.
+  // Sessions are stored as the SHA-256 of their secret: a read of the database signs no one in.
+  `
+  CREATE TABLE themes (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    revision INTEGER NOT NULL CHECK (revision >= 1),
+    document TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('install', 'editor')),
+    created_by TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, revision)
+  ) STRICT;
+
+  CREATE TABLE console_sessions (
+    id_hash BLOB PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    token_id TEXT,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    FOREIGN KEY (tenant_id, actor_id) REFERENCES actors(tenant_id, id)
+  ) STRICT;
+  CREATE INDEX console_sessions_expiry ON console_sessions(expires_at);
+  `,
 ];

@@ -1,0 +1,60 @@
+import { Flags } from '@oclif/core';
+import { DataDirCommand } from '../../src/cli/base-command.js';
+import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
+import { untilSignal } from '../../src/cli/signals.js';
+import { serverLimits } from '../../src/http/limits.js';
+
+export default class ConsoleStart extends DataDirCommand {
+  static override summary =
+    'Run the operator console on its own listener (TLS by default, like the daemon) until SIGTERM or SIGINT.';
+  static override enableJsonFlag = false;
+  static override examples = [
+    '<%= config.bin %> console start',
+    '<%= config.bin %> console start --listen 0.0.0.0:8091 --tls-cert cert.pem --tls-key key.pem',
+    '<%= config.bin %> console start --listen 127.0.0.1:8091 --allow-insecure-http',
+  ];
+  static override flags = {
+    listen: Flags.string({
+      summary: 'Address to listen on (host:port; port 0 picks a free one).',
+      default: '127.0.0.1:8091',
+    }),
+    'allow-insecure-http': Flags.boolean({
+      summary: 'Serve plain HTTP. Tokens and session cookies then cross the network in clear text.',
+    }),
+    'tls-cert': Flags.string({
+      summary: 'PEM certificate (default: the deployment certificate from `svc init`).',
+    }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'client-ca': Flags.string({
+      summary: 'PEM CA for mutual TLS: sign-in takes the client certificate; bearer tokens are refused.',
+    }),
+    'integration-ops': Flags.string({
+      summary: 'Integration-operations document, so the Integrations page lists the configured surfaces.',
+    }),
+    ...serverLimitFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ConsoleStart);
+    const stopSignal = untilSignal();
+    const limits = serverLimits(flags);
+    // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
+    const { startConsole } = await import('../../src/console/server.js');
+    const running = await startConsole({
+      dataDir: this.dataDir(flags).root,
+      listen: flags.listen,
+      allowInsecureHttp: flags['allow-insecure-http'],
+      limits,
+      ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),
+      ...(flags['tls-key'] !== undefined ? { tlsKey: flags['tls-key'] } : {}),
+      ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
+      ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
+    });
+    if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
+    this.logToStderr(`svc console listening on ${running.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    const signal = await stopSignal;
+    this.logToStderr(`svc console stopping (${signal})`);
+    await running.close();
+    this.logToStderr('svc console stopped');
+  }
+}

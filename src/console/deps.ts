@@ -1,0 +1,21 @@
+import type { AuthMode } from '../daemon/auth.js';
+import type { Surfaces } from '../integration/surfaces.js';
+import type { ThemeRepo } from '../store/console-ports.js';
+import type { Store } from '../store/ports.js';
+import type { AssetStore } from './asset-store.js';
+import type { Sessions } from './session.js';
+
+/** Everything the console app needs, injected: the factory opens nothing and listens on nothing. */
+export interface ConsoleDeps {
+  store: Store;
+  themes: ThemeRepo;
+  sessions: Sessions;
+  assets: AssetStore;
+  clock: () => Date;
+  /** how sign-in authenticates: a bearer token, or the client certificate under mutual TLS */
+  authMode: AuthMode;
+  /** the configured surfaces (from --integration-ops), for the Integrations page */
+  surfaces?: Surfaces;
+  /** the built UI (index.html and assets/); undefined serves only the API */
+  uiDir?: string;
+}

@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import { SvcError } from '../core/errors.js';
+import { parseListenAddress } from '../daemon/listen-address.js';
+import { tlsChoice } from '../daemon/server.js';
+import type { ServerLimits } from '../http/limits.js';
+import { tlsServerOptions } from '../http/tls.js';
+import { parseIntegrationDocument } from '../integration/document.js';
+import { Surfaces } from '../integration/surfaces.js';
+import { readTextFile } from '../provisioning/text-file.js';
+import { DataDir } from '../store/data-dir.js';
+import { SqliteConsoleSessions } from '../store/sqlite/console-sessions.js';
+import { SqliteThemes } from '../store/sqlite/themes.js';
+import type { SqliteStore } from '../store/sqlite/store.js';
+import { buildConsole } from './app.js';
+import { AssetStore } from './asset-store.js';
+import type { ConsoleDeps } from './deps.js';
+import { Sessions } from './session.js';
+import { defaultUiDir, loadUiBundle } from './ui-files.js';
+
+export interface ConsoleStartOptions {
+  dataDir: string;
+  /** host:port; default 127.0.0.1:8091 */
+  listen: string;
+  allowInsecureHttp: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** mutual TLS: sign-in takes the client certificate; bearer tokens are refused */
+  clientCa?: string;
+  /** the integration-operations document, for the Integrations page */
+  integrationOps?: string;
+  logger?: boolean | Record<string, unknown>;
+  limits?: ServerLimits;
+  /** the built pages (default: the package's dist/console-ui) */
+  uiDir?: string;
+}
+
+export interface RunningConsole {
+  url: string;
+  app: FastifyInstance;
+  store: SqliteStore;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_CONSOLE_LISTEN = '127.0.0.1:8091';
+
+/** The production dependencies of the console over one data dir and store. */
+export function consoleDeps(
+  dir: DataDir,
+  store: SqliteStore,
+  o: { secure: boolean; authMode: ConsoleDeps['authMode']; surfaces?: Surfaces; clock?: () => Date },
+): ConsoleDeps {
+  const clock = o.clock ?? (() => new Date());
+  return {
+    store,
+    themes: new SqliteThemes(store.db),
+    sessions: new Sessions({ store, sessions: new SqliteConsoleSessions(store.db), clock, secure: o.secure }),
+    assets: new AssetStore(dir),
+    clock,
+    authMode: o.authMode,
+    ...(o.surfaces ? { surfaces: o.surfaces } : {}),
+  };
+}
+
+/**
+ * Start the console on its own listener, with the same TLS rules as the daemon (the data
+ * dir's deployment certificate by default; plain HTTP only when asked). `svc console
+ * start` and `svc quickstart` call this; the handle closes the listener and the store.
+ */
+export async function startConsole(o: ConsoleStartOptions): Promise<RunningConsole> {
+  const { host, port } = parseListenAddress(o.listen);
+  const dir = new DataDir(o.dataDir);
+  const tls = tlsChoice(dir, { ...o, listen: o.listen });
+  const https = tls ? tlsServerOptions(tls) : undefined;
+  const integration =
+    o.integrationOps === undefined
+      ? undefined
+      : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
+  const ui = loadUiBundle(o.uiDir ?? defaultUiDir());
+  const store = dir.openStore();
+  const deps = consoleDeps(dir, store, {
+    secure: tls !== undefined,
+    authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
+    ...(integration ? { surfaces: new Surfaces(integration) } : {}),
+  });
+  const app = buildConsole(deps, {
+    ...(o.logger !== undefined ? { logger: o.logger } : {}),
+    ...(https ? { https } : {}),
+    ...(o.limits ? { limits: o.limits } : {}),
+    ...(ui ? { ui } : {}),
+  });
+  if (!ui) app.log.warn('the console pages are not built; run `npm run build`');
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await store.close();
+    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const addr = app.server.address();
+  const actualPort = typeof addr === 'object' && addr ? addr.port : port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${tls ? 'https' : 'http'}://${shownHost}:${actualPort}`,
+    app,
+    store,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await store.close();
+      })()),
+  };
+}

@@ -1,0 +1,237 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  contrastWarnings,
+  deriveTheme,
+  parseAppearanceSettings,
+  type AppearanceSettings,
+} from '../../../core/theme/appearance.js';
+import { defaultTheme, type Theme } from '../../../core/theme/theme.js';
+import { ApiFailure, describe, get, post, type Session } from '../api.js';
+import { applyTheme } from '../theme.js';
+import { Loading } from './common.js';
+
+interface Doc {
+  revision: number;
+  settings: AppearanceSettings;
+}
+
+const COLOURS = [
+  ['bg', 'Background'],
+  ['surface', 'Surface'],
+  ['text', 'Text'],
+  ['accent', 'Accent'],
+] as const;
+
+function preview(s: AppearanceSettings): Theme {
+  return deriveTheme(
+    s,
+    defaultTheme(s.appearance),
+    s.logo ? { url: s.logo.data_url, alt: s.logo.alt } : null,
+  );
+}
+
+/** The appearance editor: live preview, WCAG AA warnings, and a stale revision met plainly. */
+export function AppearancePage({ session, onSaved }: { session: Session; onSaved: (t: Theme) => void }) {
+  const [doc, setDoc] = useState<Doc | undefined>(undefined);
+  const [draft, setDraft] = useState<AppearanceSettings | undefined>(undefined);
+  const [error, setError] = useState('');
+  const [status, setStatus] = useState('');
+  const [stale, setStale] = useState(false);
+  const previewRef = useRef<HTMLDivElement>(null);
+  const admin = session.roles.includes('administrator');
+
+  const load = async () => {
+    try {
+      const d = await get<Doc>('/api/settings/appearance');
+      setDoc(d);
+      setDraft(d.settings);
+      setStale(false);
+      setError('');
+    } catch (err) {
+      setError(describe(err));
+    }
+  };
+  useEffect(() => void load(), []);
+
+  let problem = '';
+  let theme: Theme | undefined;
+  if (draft) {
+    try {
+      theme = preview(parseAppearanceSettings('settings', draft));
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+  }
+  useEffect(() => {
+    if (theme && previewRef.current) applyTheme(theme, previewRef.current);
+  });
+
+  if (!doc || !draft) return <Loading error={error} />;
+  const warnings = theme ? contrastWarnings(theme.colors) : [];
+  const set = (patch: Partial<AppearanceSettings>) => {
+    setDraft({ ...draft, ...patch });
+    setStatus('');
+  };
+
+  const pickLogo = (file: File | undefined) => {
+    if (!file) return;
+    const reader = new FileReader();
+    reader.onload = () => set({ logo: { data_url: String(reader.result), alt: draft.logo?.alt ?? '' } });
+    reader.readAsDataURL(file);
+  };
+
+  const save = async () => {
+    setStatus('');
+    setError('');
+    try {
+      const saved = await post<Doc>('/api/settings/appearance', { revision: doc.revision, settings: draft });
+      setDoc(saved);
+      setDraft(saved.settings);
+      setStatus(`Saved as revision ${saved.revision}.`);
+      const current = await get<{ theme: Theme }>('/api/theme');
+      onSaved(current.theme);
+    } catch (err) {
+      if (err instanceof ApiFailure && err.error.status === 409) setStale(true);
+      else setError(describe(err));
+    }
+  };
+
+  return (
+    <section>
+      <h2>Appearance</h2>
+      <p class="muted">
+        Colours, font and logo of this tenant’s console, for every operator. Revision {doc.revision}
+        {doc.revision === 0 && ' (no theme stored yet: the defaults)'}. Fonts come from the system stack; logo
+        files are PNG, JPEG or WebP (SVG is refused: it can carry executable markup).
+      </p>
+      {stale && (
+        <div class="error stale" role="alert">
+          <strong>Someone else changed this appearance</strong> since you opened it, so nothing was saved.
+          Reload to see their version, then make your change again.
+          <button id="reload-appearance" onClick={() => void load()}>
+            Reload
+          </button>
+        </div>
+      )}
+      <div class="editor">
+        <form
+          class="card"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          <label>
+            Mode
+            <select
+              id="appearance-mode"
+              value={draft.appearance}
+              onChange={(e) => set({ appearance: (e.target as HTMLSelectElement).value as 'dark' | 'light' })}
+            >
+              <option value="dark">dark</option>
+              <option value="light">light</option>
+            </select>
+          </label>
+          {COLOURS.map(([key, label]) => (
+            <label key={key}>
+              {label}
+              <span class="colour">
+                <input
+                  type="color"
+                  value={draft[key]}
+                  onInput={(e) => set({ [key]: (e.target as HTMLInputElement).value })}
+                />
+                <input
+                  id={`colour-${key}`}
+                  value={draft[key]}
+                  onInput={(e) => set({ [key]: (e.target as HTMLInputElement).value })}
+                  maxLength={7}
+                />
+              </span>
+            </label>
+          ))}
+          <label>
+            Font (system stack)
+            <input
+              id="font-sans"
+              value={draft.font_sans}
+              onInput={(e) => set({ font_sans: (e.target as HTMLInputElement).value })}
+              maxLength={200}
+            />
+          </label>
+          <label>
+            Logo
+            <input
+              type="file"
+              accept="image/png,image/jpeg,image/webp"
+              onChange={(e) => pickLogo((e.target as HTMLInputElement).files?.[0])}
+            />
+          </label>
+          {draft.logo && (
+            <label>
+              Logo text alternative
+              <span class="row">
+                <input
+                  value={draft.logo.alt}
+                  onInput={(e) =>
+                    set({
+                      logo: {
+                        data_url: draft.logo?.data_url ?? '',
+                        alt: (e.target as HTMLInputElement).value,
+                      },
+                    })
+                  }
+                  maxLength={200}
+                />
+                <button type="button" onClick={() => set({ logo: null })}>
+                  Remove logo
+                </button>
+              </span>
+            </label>
+          )}
+          {problem && <p class="error">{problem}</p>}
+          {warnings.length > 0 && (
+            <div class="warning" role="status">
+              Below WCAG AA contrast (4.5:1): {warnings.map((w) => `${w.pair} ${w.ratio}:1`).join(', ')}
+            </div>
+          )}
+          <div class="row">
+            <button id="save-appearance" class="primary" type="submit" disabled={!admin || problem !== ''}>
+              Save
+            </button>
+            {!admin && <span class="muted">Only administrators save the appearance.</span>}
+          </div>
+          {status && <p class="notice">{status}</p>}
+          {error && <p class="error">{error}</p>}
+        </form>
+        <div class="preview" ref={previewRef} aria-label="Preview">
+          <div class="preview-top">
+            {draft.logo ? (
+              <img class="logo" src={draft.logo.data_url} alt={draft.logo.alt} />
+            ) : (
+              <span class="mark">svc</span>
+            )}
+            <span>Preview</span>
+          </div>
+          <div class="preview-body">
+            <h3>Pending approval</h3>
+            <p>
+              <strong>payments.send</strong> <span class="muted">$25.00 for task t-1042</span>
+            </p>
+            <p class="dim">Requested by demo-agent</p>
+            <div class="row">
+              <button class="primary" type="button">
+                Approve
+              </button>
+              <button type="button">Deny</button>
+            </div>
+            <p>
+              <span class="pill ok">allowed</span> <span class="pill warn">deferred</span>{' '}
+              <span class="pill bad">refused</span>
+            </p>
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+import type { Theme } from '../core/theme/theme.js';
+
+/** One stored revision of a tenant's theme; revisions are never edited, only added. */
+export interface ThemeRevision {
+  tenantId: string;
+  revision: number;
+  theme: Theme;
+  source: 'install' | 'editor';
+  createdBy: string | null;
+  createdAt: string;
+}
+
+export interface ThemeRepo {
+  /** The newest revision, or undefined when the tenant has no theme. */
+  current(tenantId: string): Promise<ThemeRevision | undefined>;
+  /**
+   * Add the next revision. With `expected`, the write happens only when the current
+   * revision is still that number (0: none yet); otherwise 409 `stale_revision` and nothing
+   * is written. Without it (provisioning), the new revision simply follows the newest.
+   */
+  save(input: {
+    tenantId: string;
+    theme: Theme;
+    source: 'install' | 'editor';
+    createdBy: string | null;
+    at: string;
+    expected?: number;
+  }): Promise<ThemeRevision>;
+}
+
+export interface ConsoleSession {
+  tenantId: string;
+  actorId: string;
+  /** the token signed in with; the session ends when the token is revoked or expires */
+  tokenId: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+export interface ConsoleSessionRepo {
+  create(idHash: Uint8Array, session: ConsoleSession): Promise<void>;
+  find(idHash: Uint8Array): Promise<ConsoleSession | undefined>;
+  touch(idHash: Uint8Array, at: string): Promise<void>;
+  delete(idHash: Uint8Array): Promise<void>;
+  /** Forget expired sessions; returns how many. */
+  purge(now: string): Promise<number>;
+}

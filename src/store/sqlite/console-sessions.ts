@@ -1,0 +1,54 @@
+import type { ConsoleSession, ConsoleSessionRepo } from '../console-ports.js';
+import { prep, storeError, type Db } from './database.js';
+
+interface SessionRow {
+  tenant_id: string;
+  actor_id: string;
+  token_id: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export class SqliteConsoleSessions implements ConsoleSessionRepo {
+  constructor(private readonly db: Db) {}
+
+  async create(idHash: Uint8Array, s: ConsoleSession): Promise<void> {
+    try {
+      prep(
+        this.db,
+        `INSERT INTO console_sessions (id_hash, tenant_id, actor_id, token_id, created_at, last_seen_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(idHash, s.tenantId, s.actorId, s.tokenId, s.createdAt, s.lastSeenAt, s.expiresAt);
+    } catch (err) {
+      throw storeError(err, 'the console session');
+    }
+  }
+
+  async find(idHash: Uint8Array): Promise<ConsoleSession | undefined> {
+    const r = prep(this.db, 'SELECT * FROM console_sessions WHERE id_hash = ?').get(idHash) as
+      SessionRow | undefined;
+    return (
+      r && {
+        tenantId: r.tenant_id,
+        actorId: r.actor_id,
+        tokenId: r.token_id,
+        createdAt: r.created_at,
+        lastSeenAt: r.last_seen_at,
+        expiresAt: r.expires_at,
+      }
+    );
+  }
+
+  async touch(idHash: Uint8Array, at: string): Promise<void> {
+    prep(this.db, 'UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?').run(at, idHash);
+  }
+
+  async delete(idHash: Uint8Array): Promise<void> {
+    prep(this.db, 'DELETE FROM console_sessions WHERE id_hash = ?').run(idHash);
+  }
+
+  async purge(now: string): Promise<number> {
+    return prep(this.db, 'DELETE FROM console_sessions WHERE expires_at <= ?').run(now).changes;
+  }
+}

@@ -1,0 +1,424 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTheme } from '../../src/core/theme/theme.js';
+import { rawPublicKey } from '../../src/evidence/keys.js';
+import { nodeCrypto } from '../../src/evidence/node-crypto.js';
+import { verifyExport } from '../../src/evidence/verify/index.js';
+import { addActor } from '../../src/provisioning/actor.js';
+import { issueToken } from '../../src/provisioning/token.js';
+import { DataDir } from '../../src/store/data-dir.js';
+import {
+  ARTIFACTS,
+  launchChromium,
+  spkiPin,
+  startConsoleProcess,
+  type ConsoleProcess,
+} from '../helpers/browser.js';
+import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { call } from '../helpers/https.js';
+import { pngBytes } from '../helpers/images.js';
+import { capability, register } from '../helpers/registry.js';
+import { attackerKey, CORPUS_DIR, loadCorpus } from '../helpers/tamper-corpus.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+const POLICY = `// Everything registered is permitted; budgets and approvals still apply.
+permit (principal, action, resource);
+`;
+
+/**
+ * The console in a real browser: the built binary serves daemon and console over TLS on
+ * their own listeners, Debian chromium (headless, empty profile) trusts exactly the
+ * deployment certificate, and every step is what an operator does with the mouse.
+ */
+describe('operator console in chromium (built binary, TLS)', () => {
+  const tmp = tmpDir('svc-e2e-console-');
+  const home = join(tmp.path, 'home');
+  const env = { SVC_HOME: home };
+  let daemon: DaemonProcess;
+  let consoleProc: ConsoleProcess;
+  let ca: Buffer;
+  let tokens: Record<'olivia' | 'bot' | 'alice', string>;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  /** Script errors and CSP violations seen in the page: there must be none. */
+  const pageErrors: string[] = [];
+
+  const agent = (url: string, body: Record<string, unknown>) =>
+    call(`${daemon.url}${url}`, {
+      ca,
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.bot}` },
+      body: { tenant_id: 'acme', actor_id: 'bot', ...body },
+    });
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const go = async (hash: string, heading: string) => {
+    await page.goto(`${consoleProc.url}/#/${hash}`);
+    await page.getByRole('heading', { name: heading }).waitFor();
+  };
+
+  beforeAll(async () => {
+    const init = await runJson<{ admin_token: string; ca_cert: string }>(
+      ['init', '--tenant', 'acme', '--admin', 'alice'],
+      env,
+    );
+    ca = readFileSync(init.ca_cert);
+    const dir = new DataDir(home);
+    const store = dir.openStore();
+    const now = new Date();
+    try {
+      await addActor(
+        store,
+        { tenantId: 'acme', id: 'olivia', kind: 'human', roles: ['operator', 'administrator', 'approver'] },
+        now,
+      );
+      await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'olivia' }, now);
+      await register(store, 'acme', {
+        caps: [
+          capability('acme', 'payments.send', {
+            actions: ['write'],
+            irreversible: true,
+            tier: 3,
+            costMicros: 10_000_000n,
+          }),
+          capability('acme', 'crm.read', { actions: ['read'], costMicros: 1_500_000n }),
+        ],
+        grants: [
+          ['bot', 'payments.send'],
+          ['bot', 'crm.read'],
+        ],
+        policy: POLICY,
+        tasks: [
+          { id: 'invoice-run', sponsor: 'olivia', budget: 100_000_000n },
+          { id: 'crm-sync', sponsor: 'olivia', budget: 40_000_000n },
+        ],
+      });
+      const ttlMs = 86_400_000;
+      tokens = {
+        alice: init.admin_token,
+        olivia: (await issueToken(store, { tenantId: 'acme', actorId: 'olivia', ttlMs, now })).token,
+        bot: (await issueToken(store, { tenantId: 'acme', actorId: 'bot', ttlMs, now })).token,
+      };
+    } finally {
+      await store.close();
+    }
+    // A provisioned theme with a logo, so the header shows a managed asset served to the session.
+    mkdirSync(join(tmp.path, 'brand'));
+    writeFileSync(join(tmp.path, 'brand', 'logo.png'), pngBytes(96, 32, [0xff, 0xb0, 0x20]));
+    writeFileSync(
+      join(tmp.path, 'theme.json'),
+      JSON.stringify({ ...defaultTheme('dark'), logo: { url: '/tenant-assets/logo.png', alt: 'Acme logo' } }),
+    );
+    await runJson(
+      [
+        'theme',
+        'install',
+        join(tmp.path, 'theme.json'),
+        '--tenant',
+        'acme',
+        '--assets',
+        join(tmp.path, 'brand'),
+      ],
+      env,
+    );
+    daemon = await startDaemonProcess(['--anchor-interval', '1s'], env);
+    consoleProc = await startConsoleProcess([], env);
+    for (const [task, step, amount] of [
+      ['crm-sync', 'c1', 3],
+      ['crm-sync', 'c2', 12.5],
+      ['invoice-run', 'c3', 2],
+      ['crm-sync', 'c4', 400],
+    ] as const) {
+      await agent('/v1/action', {
+        capability: 'crm.read',
+        action: 'read',
+        task_id: task,
+        effect_key_step: step,
+        amount_usd: amount,
+      });
+    }
+    browser = await launchChromium(spkiPin(ca));
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+        pageErrors.push(msg.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await consoleProc?.stop();
+    await daemon?.stop();
+    tmp.cleanup();
+  });
+
+  it('serves the console over TLS on its own listener, never the daemon’s routes', async () => {
+    expect(consoleProc.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(
+      (
+        await call(`${consoleProc.url}/v1/capabilities`, {
+          ca,
+          headers: { authorization: `Bearer ${tokens.olivia}` },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call(`${daemon.url}/api/theme`, { ca, headers: { authorization: `Bearer ${tokens.olivia}` } }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('signs in with a token and lands on the approvals page', async () => {
+    const index = await page.goto(consoleProc.url);
+    expect(index?.headers()['content-security-policy']).toMatch(/script-src 'self';/);
+    await page.locator('#token').fill(tokens.olivia);
+    await shot('sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+    const cookies = await browser.context.cookies(consoleProc.url);
+    expect(cookies).toEqual([
+      expect.objectContaining({
+        name: '__Host-svc_session',
+        httpOnly: true,
+        secure: true,
+        sameSite: 'Strict',
+      }),
+    ]);
+  });
+
+  it('shows a new approval without a reload, approves it with a confirmation, and the agent’s resume succeeds', async () => {
+    await expect(page.getByText('No pending approvals.')).toBeDefined();
+    const pay = {
+      capability: 'payments.send',
+      action: 'write',
+      task_id: 'invoice-run',
+      effect_key_step: 'pay-7',
+      amount_usd: 25,
+      intent: 'pay invoice INV-7',
+    };
+    const deferred = await agent('/v1/action', pay);
+    expect(deferred.status).toBe(202);
+    const row = page.locator(
+      `tr[data-approval="${(deferred.body.approval as { approval_id: string }).approval_id}"]`,
+    );
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toMatch(/payments\.send[\s\S]*\$25\.00[\s\S]*invoice-run[\s\S]*bot/);
+    await shot('approvals');
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog').waitFor();
+    await shot('approvals-confirm');
+    await page.locator('#confirm-decision').click();
+    await page.getByText(/Approved payments\.send for bot/).waitFor();
+    const resumed = await agent('/v1/action/resume', pay);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.decision).toBe('allowed');
+  });
+
+  it('shows records with filters and the sealed fields of one, spend with a chart, and the read-only views', async () => {
+    await go('records', 'Records');
+    await page.locator('table tbody tr').first().waitFor();
+    await shot('records');
+    await page.getByPlaceholder('capability').fill('crm.read');
+    await page.locator('.filters select').selectOption('refused');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForFunction("document.querySelectorAll('table tbody tr').length === 1");
+    await page.locator('table tbody tr').first().click();
+    await page.getByRole('heading', { name: /^Receipt / }).waitFor();
+    expect(await page.locator('.facts').innerText()).toMatch(/record_hash/);
+    await shot('record-detail');
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    await go('spend', 'Spend');
+    await page.locator('svg.chart rect').first().waitFor();
+    expect(await page.locator('table').innerText()).toMatch(
+      /invoice-run[\s\S]*\$100\.00[\s\S]*\$27\.00[\s\S]*\$73\.00/,
+    );
+    await shot('spend');
+    for (const [hash, heading, text] of [
+      ['agents', 'Agents', /bot[\s\S]*olivia/],
+      ['capabilities', 'Capabilities', /payments\.send/],
+      ['policies', 'Policies', /permit \(principal, action, resource\);/],
+      ['integrations', 'Integrations', /does not prove connectivity/],
+    ] as const) {
+      await go(hash, heading);
+      await page.locator('main.content', { hasText: text }).waitFor();
+      await shot(hash);
+    }
+  });
+
+  it('edits the appearance with a live preview and the whole console takes the new colours', async () => {
+    await go('appearance', 'Appearance');
+    const rootVar = (name: string) =>
+      page.evaluate(
+        `getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`,
+      );
+    expect(await rootVar('--accent')).toBe('#4493f8');
+    await page.locator('#appearance-mode').selectOption('light');
+    for (const [key, value] of [
+      ['bg', '#fbfaf7'],
+      ['surface', '#ffffff'],
+      ['text', '#1d1b16'],
+      ['accent', '#b4235a'],
+    ] as const) {
+      await page.locator(`#colour-${key}`).fill(value);
+    }
+    await page.locator('#font-sans').fill('Georgia, "Times New Roman", serif');
+    expect(
+      await page.evaluate(
+        "getComputedStyle(document.querySelector('.preview')).getPropertyValue('--accent').trim()",
+      ),
+    ).toBe('#b4235a');
+    expect(await rootVar('--accent')).toBe('#4493f8');
+    await page.locator('#colour-text').fill('#dddddd');
+    await page.getByText(/Below WCAG AA contrast/).waitFor();
+    await shot('appearance-contrast-warning');
+    await page.locator('#colour-text').fill('#1d1b16');
+    await page.locator('#save-appearance').click();
+    await page.getByText('Saved as revision 2.').waitFor();
+    expect(await rootVar('--accent')).toBe('#b4235a');
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
+    await shot('appearance');
+  });
+
+  it('meets a stale revision with "someone else changed this" and a reload, overwriting nothing', async () => {
+    // Another administrator saves from revision 1 through their own session.
+    const signIn = await call(`${consoleProc.url}/api/session`, {
+      ca,
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.alice}` },
+      body: {},
+    });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
+    const theirs = await call(`${consoleProc.url}/api/settings/appearance`, {
+      ca,
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': signIn.body.csrf_token as string },
+      body: {
+        revision: 2,
+        settings: {
+          appearance: 'light',
+          accent: '#0f7b6c',
+          bg: '#f7fbfa',
+          surface: '#ffffff',
+          text: '#102a26',
+          font_sans: 'system-ui, sans-serif',
+          logo: null,
+        },
+      },
+    });
+    expect(theirs.body).toMatchObject({ revision: 3 });
+    await page.locator('#colour-accent').fill('#6633cc');
+    await page.locator('#save-appearance').click();
+    await page.getByText('Someone else changed this appearance').waitFor();
+    await shot('appearance-stale');
+    await page.locator('#reload-appearance').click();
+    await page.getByText(/Revision 3/).waitFor();
+    expect(await page.locator('#colour-accent').inputValue()).toBe('#0f7b6c');
+  });
+
+  const verifyInPage = async (name: string, bytes: Buffer, keys: string[], requireAnchors = false) => {
+    await page.locator('#export-file').setInputFiles({ name, mimeType: 'application/json', buffer: bytes });
+    await page.locator('#public-key').fill(keys.join('\n'));
+    await page.locator('#require-anchors').setChecked(requireAnchors);
+    await page.locator('#verify').click();
+    const result = page.locator('#verify-result');
+    await result.waitFor();
+    return {
+      result: (await result.getAttribute('data-result')) as string,
+      codes: ((await result.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean),
+    };
+  };
+
+  it('verifies an export in the browser: a good one passes, a tampered one fails, nothing is uploaded', async () => {
+    const file = join(tmp.path, 'acme.jsonl');
+    await runJson(['export', '--tenant', 'acme', '--out', file], env);
+    const key = (await runJson<{ public_key: string }>(['key', 'show', '--tenant', 'acme'], env)).public_key;
+    const uploads: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() !== 'GET') uploads.push(r.url());
+    });
+    await go('verify', 'Verify an export');
+    const good = readFileSync(file);
+    expect(await verifyInPage('acme.jsonl', good, [key])).toEqual({ result: 'pass', codes: [] });
+    await shot('verify-pass');
+    const lines = good.toString('utf8').split('\n');
+    const i = lines.findIndex((l) => l.includes('"type":"entry"') && l.includes('"amount_usd":25'));
+    expect(i).toBeGreaterThan(0);
+    lines[i] = (lines[i] as string).replace('"amount_usd":25', '"amount_usd":2.5');
+    const tampered = await verifyInPage('tampered.jsonl', Buffer.from(lines.join('\n')), [key]);
+    expect(tampered.result).toBe('fail');
+    expect(tampered.codes).toContain('leaf_mismatch');
+    await shot('verify-fail');
+    expect(uploads).toEqual([]);
+  });
+
+  it('streams a large file with a progress bar and reports its findings', async () => {
+    const original = readFileSync(join(CORPUS_DIR, 'original.jsonl'), 'utf8');
+    // Entry lines only: repeated anchors would make the test about signature checks, not streaming.
+    const body =
+      original
+        .split('\n')
+        .filter((l) => l.includes('"type":"entry"'))
+        .join('\n') + '\n';
+    const big = Buffer.from(original + body.repeat(Math.ceil((16 * 1024 * 1024) / body.length)));
+    await go('verify', 'Verify an export');
+    await page.evaluate(`(() => {
+      window.__sawProgress = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[role=progressbar]')) window.__sawProgress = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    })()`);
+    const corpus = loadCorpus();
+    const r = await verifyInPage(
+      'big.jsonl',
+      big,
+      corpus.trusted.map((k) => Buffer.from(k).toString('base64')),
+    );
+    expect(r.result).toBe('fail');
+    expect(await page.evaluate('window.__sawProgress')).toBe(true);
+    expect(await page.locator('#verify-result').innerText()).toMatch(/more findings not listed/);
+  });
+
+  it('agrees with the CLI verifier on the whole tamper corpus', async () => {
+    const cases = JSON.parse(readFileSync(join(CORPUS_DIR, 'cases.json'), 'utf8')) as {
+      id: string;
+      codes: string[];
+      trust?: 'attacker';
+      require_anchors?: boolean;
+    }[];
+    const corpus = loadCorpus();
+    const b64 = (k: Uint8Array) => Buffer.from(k).toString('base64');
+    const disagreements: string[] = [];
+    const inputs = [
+      { id: 'original', bytes: readFileSync(join(CORPUS_DIR, 'original.jsonl')), codes: [] as string[] },
+      ...cases.map((c) => ({ ...c, bytes: readFileSync(join(CORPUS_DIR, 'cases', `${c.id}.jsonl`)) })),
+    ];
+    expect(inputs.length).toBeGreaterThanOrEqual(41);
+    for (const c of inputs) {
+      const keys = 'trust' in c && c.trust === 'attacker' ? [rawPublicKey(attackerKey)] : corpus.trusted;
+      const requireAnchors = 'require_anchors' in c && c.require_anchors === true;
+      const cli = await verifyExport([c.bytes], { publicKeys: keys, requireAnchors }, nodeCrypto);
+      const cliCodes = [...new Set(cli.findings.map((f) => f.code))].sort();
+      const browser = await verifyInPage(`${c.id}.jsonl`, c.bytes, keys.map(b64), requireAnchors);
+      if (browser.result !== cli.result || browser.codes.join() !== cliCodes.join()) {
+        disagreements.push(
+          `${c.id}: browser ${browser.result} [${browser.codes}] cli ${cli.result} [${cliCodes}]`,
+        );
+      }
+      expect(cliCodes).toEqual([...c.codes].sort());
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it('signs out: the session ends server side and the sign-in page returns', async () => {
+    await page.locator('#sign-out').click();
+    await page.locator('#token').waitFor();
+    expect(await page.evaluate("fetch('/api/session').then((r) => r.status)")).toBe(401);
+  });
+
+  it('ran every page without a script error or a Content-Security-Policy violation', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { BIN, ROOT } from './cli.js';
+import { tmpDir } from './tmp.js';
+
+/** Debian's chromium (`apt-get install chromium`; .ci/run installs it when missing). */
+export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = join(ROOT, 'test', 'artifacts', 'console');
+
+/**
+ * The SPKI pin of a certificate, for `--ignore-certificate-errors-spki-list`: the browser
+ * then trusts exactly the deployment certificate, as `SVC_CA_CERT` does for the CLI.
+ */
+export function spkiPin(certPem: string | Buffer): string {
+  const spki = createPublicKey(certPem).export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(spki).digest('base64');
+}
+
+/** Headless chromium with an empty user data dir, trusting only the pinned certificate. */
+export async function launchChromium(
+  pin: string,
+): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const profile = tmpDir('svc-chromium-');
+  const context = await chromium.launchPersistentContext(profile.path, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      `--ignore-certificate-errors-spki-list=${pin}`,
+    ],
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      profile.cleanup();
+    },
+  };
+}
+
+export const chromiumAvailable = (): boolean => existsSync(CHROMIUM);
+
+export interface ConsoleProcess {
+  url: string;
+  child: ChildProcess;
+  stop: () => Promise<number | null>;
+}
+
+/** Start `svc console start` (the built binary) and wait until it says where it listens. */
+export function startConsoleProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<ConsoleProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'console', 'start', '--listen', '127.0.0.1:0', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`console did not start: ${err}`));
+    }, 20_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1] as string,
+          child,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`console exited ${code}: ${err}`));
+    });
+  });
+}
+
+export const readText = (path: string) => readFileSync(path, 'utf8');

@@ -1,0 +1,731 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadUiBundle } from '../../src/console/ui-files.js';
+import { installTheme } from '../../src/provisioning/theme.js';
+import { revokeToken } from '../../src/provisioning/token.js';
+import { call, consoleOf, type ConsoleClient, type Session } from '../helpers/console.js';
+import { fixture, type Fixture } from '../helpers/fixture.js';
+import { dataUrl, pngBytes, SVG_TEXT, WOFF2_BYTES } from '../helpers/images.js';
+import { capability, PERMIT_ALL, register } from '../helpers/registry.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+const pay = (over: Record<string, unknown> = {}) => ({
+  tenant_id: 'acme',
+  actor_id: 'bot',
+  capability: 'payments.send',
+  action: 'write',
+  task_id: 't1',
+  effect_key_step: 'pay-1',
+  amount_usd: 25,
+  ...over,
+});
+
+const settings = (over: Record<string, unknown> = {}) => ({
+  appearance: 'light',
+  accent: '#aa3300',
+  bg: '#ffffff',
+  surface: '#f4f4f4',
+  text: '#111111',
+  font_sans: 'Inter, system-ui, sans-serif',
+  logo: null,
+  ...over,
+});
+
+describe('operator console routes (app.inject, real SQLite)', () => {
+  let f: Fixture;
+  let c: ConsoleClient;
+  let tokens: Record<'alice' | 'bob' | 'bot' | 'erin' | 'olga', string>;
+  let alice: Session;
+  let bob: Session;
+  const daemonPost = (url: string, payload: object, token: string) =>
+    f.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, payload });
+
+  beforeEach(async () => {
+    f = await fixture();
+    const human = (id: string, roles: string[]) =>
+      f.store.actors.add({
+        tenantId: 'acme',
+        id,
+        kind: 'human',
+        roles: roles as never,
+        managerId: null,
+        certSubject: null,
+        displayName: null,
+        createdAt: f.now.value.toISOString(),
+      });
+    await human('bob', ['approver']);
+    await human('erin', []);
+    await register(f.store, 'acme', {
+      caps: [
+        capability('acme', 'payments.send', {
+          actions: ['write'],
+          irreversible: true,
+          tier: 2,
+          costMicros: 10_000_000n,
+        }),
+        capability('acme', 'crm.read', { actions: ['read'] }),
+      ],
+      grants: [
+        ['bot', 'payments.send'],
+        ['bot', 'crm.read'],
+      ],
+      tasks: [{ id: 't1', sponsor: 'alice', budget: 100_000_000n }],
+      policy: PERMIT_ALL,
+    });
+    tokens = {
+      alice: f.adminToken,
+      bob: await f.token('acme', 'bob'),
+      bot: await f.token('acme', 'bot'),
+      erin: await f.token('acme', 'erin'),
+      olga: await f.token('other', 'olga'),
+    };
+    c = await consoleOf(f);
+    alice = await c.signIn(tokens.alice);
+    bob = await c.signIn(tokens.bob);
+  });
+  afterEach(async () => {
+    await c.app.close();
+    await f.close();
+  });
+
+  describe('sign-in and sessions', () => {
+    it('exchanges a token for an HttpOnly, Secure, SameSite=Strict, expiring __Host- cookie, stored hashed', async () => {
+      const r = await c.app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { authorization: `Bearer ${tokens.alice}` },
+        payload: {},
+      });
+      expect(r.statusCode).toBe(200);
+      const cookie = String(r.headers['set-cookie']);
+      expect(cookie).toMatch(
+        /^__Host-svc_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800; Secure$/,
+      );
+      expect(r.json()).toMatchObject({
+        tenant_id: 'acme',
+        actor_id: 'alice',
+        roles: ['administrator', 'operator'],
+      });
+      const secret = cookie.split(';')[0]!.split('=')[1]!;
+      const rows = f.store.db.prepare('SELECT id_hash FROM console_sessions').all() as { id_hash: Buffer }[];
+      const hashes = rows.map((x) => x.id_hash.toString('hex'));
+      expect(hashes).toContain(createHash('sha256').update(secret).digest('hex'));
+      expect(JSON.stringify(f.store.db.prepare('SELECT * FROM console_sessions').all())).not.toContain(
+        secret,
+      );
+    });
+
+    it('leaves out Secure and the __Host- prefix only on plain HTTP', async () => {
+      const plain = await consoleOf(f, { secure: false });
+      const s = await plain.signIn(tokens.alice);
+      expect(s.setCookie).toMatch(/^svc_session=.*HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+      await plain.app.close();
+    });
+
+    it('refuses no token, an unknown token, an agent and a human without a role', async () => {
+      const post = (headers: Record<string, string>) =>
+        c.app.inject({ method: 'POST', url: '/api/session', headers, payload: {} });
+      expect((await post({})).statusCode).toBe(401);
+      expect((await post({ authorization: 'Bearer svct_0000000000000000_nope' })).statusCode).toBe(401);
+      expect((await post({ authorization: `Bearer ${tokens.bot}` })).statusCode).toBe(403);
+      expect((await post({ authorization: `Bearer ${tokens.erin}` })).statusCode).toBe(403);
+    });
+
+    it('rotates at sign-in: the cookie presented before signing in is ended', async () => {
+      const r = await c.app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { authorization: `Bearer ${tokens.alice}`, cookie: alice.cookie },
+        payload: {},
+      });
+      expect(r.statusCode).toBe(200);
+      expect(String(r.headers['set-cookie']).split(';')[0]).not.toBe(alice.cookie);
+      expect((await call(c, alice, '/api/session')).status).toBe(401);
+    });
+
+    it('signs out server side (CSRF required), so a kept cookie is worthless', async () => {
+      expect(
+        (await call(c, alice, '/api/session/sign-out', { method: 'POST', body: {}, csrf: null })).status,
+      ).toBe(403);
+      const out = await call(c, alice, '/api/session/sign-out', { method: 'POST', body: {} });
+      expect(out.status).toBe(200);
+      expect(String(out.headers['set-cookie'])).toMatch(/Max-Age=0/);
+      expect((await call(c, alice, '/api/settings/appearance')).status).toBe(401);
+    });
+
+    it('ends the session when its token is revoked, and when it idles out', async () => {
+      const erinBob = await c.signIn(tokens.bob);
+      const id = tokens.bob.split('_')[1]!;
+      await revokeToken(f.store, { tenantId: 'acme', tokenId: id, now: f.now.value });
+      expect((await call(c, erinBob, '/api/approvals')).status).toBe(401);
+      f.now.value = new Date(f.now.value.getTime() + 31 * 60 * 1000);
+      expect((await call(c, alice, '/api/approvals')).status).toBe(401);
+    });
+
+    it('refuses every data route without a session', async () => {
+      for (const url of [
+        '/api/theme',
+        '/api/settings/appearance',
+        '/tenant-assets/' + 'a'.repeat(64) + '.png',
+        '/api/approvals',
+        '/api/records',
+        '/api/records/rcp_x',
+        '/api/spend',
+        '/api/agents',
+        '/api/capabilities',
+        '/api/policies',
+        '/api/integrations',
+        '/api/session',
+      ]) {
+        const r = await call(c, undefined, url);
+        expect(r.status, url).toBe(401);
+        expect(r.body.code).toBe('unauthenticated');
+      }
+      const post = await call(c, undefined, '/api/settings/appearance', {
+        method: 'POST',
+        body: { revision: 0, settings: settings() },
+      });
+      expect(post.status).toBe(401);
+    });
+
+    it('sends the strict page headers on every answer', async () => {
+      for (const r of [
+        await call(c, alice, '/api/session'),
+        await call(c, undefined, '/api/theme'),
+        await call(c, undefined, '/nope'),
+      ]) {
+        expect(r.headers['content-security-policy']).toBe(
+          "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        );
+        expect(r.headers['x-content-type-options']).toBe('nosniff');
+        expect(r.headers['x-frame-options']).toBe('DENY');
+        expect(r.headers['referrer-policy']).toBe('no-referrer');
+      }
+    });
+  });
+
+  describe('CSRF', () => {
+    it('refuses a POST without the token, with a wrong one, with another session’s, and from another origin', async () => {
+      const body = { revision: 0, settings: settings() };
+      const url = '/api/settings/appearance';
+      const other = await c.signIn(tokens.alice);
+      for (const csrf of [null, 'x'.repeat(43), other.csrf]) {
+        const r = await call(c, alice, url, { method: 'POST', body, csrf });
+        expect(r.status).toBe(403);
+        expect(r.body.code).toBe('csrf_failed');
+      }
+      const foreign = await call(c, alice, url, {
+        method: 'POST',
+        body,
+        headers: { origin: 'https://evil.example' },
+      });
+      expect(foreign.status).toBe(403);
+      expect((await call(c, alice, '/api/settings/appearance')).body.revision).toBe(0);
+      expect((await call(c, alice, url, { method: 'POST', body })).status).toBe(200);
+    });
+  });
+
+  describe('appearance', () => {
+    it('answers 404 for /api/theme until a theme is stored, and the default editor document at revision 0', async () => {
+      const r = await call(c, alice, '/api/theme');
+      expect(r.status).toBe(404);
+      const doc = await call(c, alice, '/api/settings/appearance');
+      expect(doc.status).toBe(200);
+      expect(doc.body).toMatchObject({
+        revision: 0,
+        settings: { appearance: 'dark', logo: null },
+        contrast_warnings: [],
+      });
+    });
+
+    it('saves as an administrator, derives all twelve tokens, and refuses a stale revision without overwriting', async () => {
+      const url = '/api/settings/appearance';
+      const first = await call(c, alice, url, {
+        method: 'POST',
+        body: { revision: 0, settings: settings() },
+      });
+      expect(first.status).toBe(200);
+      expect(first.body.revision).toBe(1);
+      const theme = (await call(c, alice, '/api/theme')).body;
+      expect(theme.revision).toBe(1);
+      expect(Object.keys(theme.theme.colors)).toHaveLength(12);
+      expect(theme.theme.colors.accent).toBe('#aa3300');
+
+      const stale = await call(c, alice, url, {
+        method: 'POST',
+        body: { revision: 0, settings: settings({ accent: '#00ff00' }) },
+      });
+      expect(stale.status).toBe(409);
+      expect(stale.body.code).toBe('stale_revision');
+      expect(stale.body.reason).toMatch(/someone else changed/);
+      const after = (await call(c, alice, url)).body;
+      expect(after.revision).toBe(1);
+      expect(after.settings.accent).toBe('#aa3300');
+    });
+
+    it('refuses a non-administrator', async () => {
+      const r = await call(c, bob, '/api/settings/appearance', {
+        method: 'POST',
+        body: { revision: 0, settings: settings() },
+      });
+      expect(r.status).toBe(403);
+      expect((await call(c, bob, '/api/settings/appearance')).status).toBe(200);
+    });
+
+    it.each([
+      [
+        'an SVG logo',
+        { logo: { data_url: dataUrl('image/svg+xml', SVG_TEXT), alt: 'x' } },
+        'settings.logo.data_url',
+        /SVG can carry executable markup/,
+      ],
+      [
+        'SVG disguised as PNG',
+        { logo: { data_url: dataUrl('image/png', SVG_TEXT), alt: 'x' } },
+        'settings.logo.data_url',
+        /SVG can carry executable markup/,
+      ],
+      ['a non-hex colour', { accent: 'red' }, 'settings.accent', /hex colour/],
+      [
+        'a font with url(',
+        { font_sans: 'x, url(https://cdn.example/f.woff2)' },
+        'settings.font_sans',
+        /font family/,
+      ],
+      ['a font with a rule', { font_sans: 'a;}body{color:red' }, 'settings.font_sans', /font family/],
+      ['a wrong mode', { appearance: 'sepia' }, 'settings.appearance', /dark|light/],
+    ])('refuses %s, naming the field', async (_name, patch, field, reason) => {
+      const r = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: { revision: 0, settings: settings(patch) },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.field).toBe(field);
+      expect(r.body.reason).toMatch(reason);
+      expect((await call(c, alice, '/api/settings/appearance')).body.revision).toBe(0);
+    });
+
+    it('takes a logo up to 256 KiB and refuses a larger one with the field named', async () => {
+      const big = Buffer.concat([pngBytes(), randomBytes(250 * 1024)]);
+      const ok = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: {
+          revision: 0,
+          settings: settings({ logo: { data_url: dataUrl('image/png', big), alt: 'big' } }),
+        },
+      });
+      expect(ok.status).toBe(200);
+      const tooBig = Buffer.concat([pngBytes(), randomBytes(260 * 1024)]);
+      const r = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: {
+          revision: 1,
+          settings: settings({ logo: { data_url: dataUrl('image/png', tooBig), alt: 'big' } }),
+        },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        field: 'settings.logo.data_url',
+        reason: expect.stringMatching(/256 KiB/),
+      });
+    });
+
+    it('keeps a PNG logo and shows it back as a data URL', async () => {
+      const logo = { data_url: dataUrl('image/png', pngBytes()), alt: 'Acme' };
+      const r = await call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: { revision: 0, settings: settings({ logo }) },
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.settings.logo).toEqual(logo);
+    });
+  });
+
+  describe('theme install and managed assets', () => {
+    let brand: { path: string; cleanup: () => void };
+    const themeFile = (over: Record<string, unknown> = {}) => {
+      const file = join(brand.path, 'theme.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          version: 1,
+          appearance: 'light',
+          colors: {
+            bg: '#ffffff',
+            surface: '#f6f8fa',
+            surface2: '#eef1f4',
+            text: '#1f2328',
+            muted: '#59636e',
+            dim: '#818b98',
+            line: '#d1d9e0',
+            accent: 'rgb(9, 105, 218)',
+            'accent-soft': '#ddf4ff',
+            ok: '#1a7f37',
+            warn: '#9a6700',
+            bad: '#cf222e',
+          },
+          fonts: {
+            sans: { family: 'system-ui, sans-serif', url: null },
+            mono: { family: 'monospace', url: null },
+          },
+          logo: { url: '/tenant-assets/logo.png', alt: 'Acme' },
+          ...over,
+        }),
+      );
+      return file;
+    };
+    const install = (
+      file: string,
+      assetsDir: string | null = join(brand.path, 'assets'),
+      tenantId = 'acme',
+    ) =>
+      installTheme(f.store, f.dir, {
+        tenantId,
+        file,
+        ...(assetsDir !== null ? { assetsDir } : {}),
+        now: f.now.value,
+      });
+
+    beforeEach(() => {
+      brand = tmpDir();
+      mkdirSync(join(brand.path, 'assets'));
+      writeFileSync(join(brand.path, 'assets', 'logo.png'), pngBytes());
+      writeFileSync(join(brand.path, 'assets', 'evil.png'), SVG_TEXT);
+      writeFileSync(join(brand.path, 'outside.png'), pngBytes());
+    });
+    afterEach(() => brand.cleanup());
+
+    it('places the logo content-addressed (0600 in a 0700 directory) and serves it to the tenant only', async () => {
+      const result = await install(themeFile());
+      const sha = createHash('sha256').update(pngBytes()).digest('hex');
+      expect(result).toMatchObject({
+        tenant_id: 'acme',
+        revision: 1,
+        assets: [{ field: 'logo.url', url: `/tenant-assets/${sha}.png`, content_type: 'image/png' }],
+      });
+      const path = join(f.dir.tenantAssets, 'acme', `${sha}.png`);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(join(f.dir.tenantAssets, 'acme')).mode & 0o777).toBe(0o700);
+
+      const theme = await call(c, alice, '/api/theme');
+      expect(theme.body.theme.logo.url).toBe(`/tenant-assets/${sha}.png`);
+      const file = await call(c, bob, `/tenant-assets/${sha}.png`);
+      expect(file.status).toBe(200);
+      expect(file.headers['content-type']).toBe('image/png');
+      expect(file.headers['x-content-type-options']).toBe('nosniff');
+      expect(file.raw.equals(pngBytes())).toBe(true);
+      expect((await call(c, undefined, `/tenant-assets/${sha}.png`)).status).toBe(401);
+      const olga = await c.signIn(tokens.olga);
+      expect((await call(c, olga, `/tenant-assets/${sha}.png`)).status).toBe(404);
+      const doc = (await call(c, alice, '/api/settings/appearance')).body;
+      expect(doc.settings.logo.data_url).toBe(dataUrl('image/png', pngBytes()));
+    });
+
+    it('places a font by its bytes and serves it as font/woff2', async () => {
+      writeFileSync(join(brand.path, 'assets', 'brand.woff2'), WOFF2_BYTES);
+      const r = await install(
+        themeFile({
+          fonts: {
+            sans: { family: 'Brand, sans-serif', url: '/tenant-assets/brand.woff2' },
+            mono: { family: 'monospace', url: null },
+          },
+        }),
+      );
+      const font = r.assets.find((a) => a.field === 'fonts.sans.url')!;
+      expect(font.content_type).toBe('font/woff2');
+      const served = await call(c, alice, font.url);
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe('font/woff2');
+      await expect(
+        install(
+          themeFile({
+            fonts: {
+              sans: { family: 'X', url: '/tenant-assets/logo.png' },
+              mono: { family: 'm', url: null },
+            },
+          }),
+        ),
+      ).rejects.toMatchObject({ field: 'fonts.sans.url', reason: expect.stringMatching(/not a WOFF2/) });
+    });
+
+    it('answers 404 for unknown and traversing asset names', async () => {
+      await install(themeFile());
+      for (const name of [
+        'nope.png',
+        'a'.repeat(64) + '.png',
+        '..%2fsvc.db',
+        '%2e%2e%2f%2e%2e%2fsvc.db',
+        '..%5csvc.db',
+        'logo.png',
+      ]) {
+        const r = await call(c, alice, `/tenant-assets/${name}`);
+        expect(r.status, name).toBe(404);
+      }
+    });
+
+    it.each([
+      [
+        'an external URL',
+        { logo: { url: 'https://cdn.example.com/logo.png', alt: '' } },
+        'logo.url',
+        /external URLs are refused/,
+      ],
+      [
+        'a protocol-relative URL',
+        { logo: { url: '//cdn.example.com/logo.png', alt: '' } },
+        'logo.url',
+        /external URLs are refused/,
+      ],
+      ['traversal', { logo: { url: '/tenant-assets/../svc.db', alt: '' } }, 'logo.url', /traversal/],
+      [
+        'encoded traversal',
+        { logo: { url: '/tenant-assets/%2e%2e/svc.db', alt: '' } },
+        'logo.url',
+        /traversal/,
+      ],
+      [
+        'backslash traversal',
+        { logo: { url: '/tenant-assets/..\\svc.db', alt: '' } },
+        'logo.url',
+        /traversal/,
+      ],
+      [
+        'an external font',
+        {
+          fonts: {
+            sans: { family: 'X', url: 'https://fonts.example.com/x.woff2' },
+            mono: { family: 'm', url: null },
+          },
+        },
+        'fonts.sans.url',
+        /external/,
+      ],
+      [
+        'SVG named .png',
+        { logo: { url: '/tenant-assets/evil.png', alt: '' } },
+        'logo.url',
+        /SVG can carry executable markup/,
+      ],
+      [
+        'a file outside --assets',
+        { logo: { url: '/tenant-assets/outside.png', alt: '' } },
+        'logo.url',
+        /not in/,
+      ],
+    ])('refuses %s with the field named, storing nothing', async (_n, patch, field, reason) => {
+      await expect(install(themeFile(patch))).rejects.toMatchObject({
+        field,
+        reason: expect.stringMatching(reason),
+      });
+      expect((await call(c, alice, '/api/theme')).status).toBe(404);
+    });
+
+    it('needs --assets when the theme names a file', async () => {
+      await expect(install(themeFile(), null)).rejects.toMatchObject({
+        field: 'logo.url',
+        reason: expect.stringMatching(/--assets/),
+      });
+    });
+  });
+
+  describe('approvals', () => {
+    it('lists what would run, decides through the shared store function, and the agent’s resume succeeds', async () => {
+      const deferred = (
+        await daemonPost('/v1/action', pay({ intent: 'pay the invoice' }), tokens.bot)
+      ).json();
+      expect(deferred.decision).toBe('deferred');
+      const list = await call(c, bob, '/api/approvals');
+      expect(list.status).toBe(200);
+      expect(list.body.items).toHaveLength(1);
+      const a = list.body.items[0];
+      expect(a).toMatchObject({
+        approval_id: deferred.approval.approval_id,
+        capability: 'payments.send',
+        amount_usd: 25,
+        task_id: 't1',
+        requester_id: 'bot',
+        status: 'pending',
+        intent: 'pay the invoice',
+      });
+      expect(a.request_digest).toMatch(/^[0-9a-f]{64}$/);
+
+      const url = `/api/approvals/${a.approval_id}/decision`;
+      expect(
+        (await call(c, bob, url, { method: 'POST', body: { decision: 'approve' }, csrf: null })).status,
+      ).toBe(403);
+      const byAlice = await call(c, alice, url, { method: 'POST', body: { decision: 'approve' } });
+      expect(byAlice.status).toBe(403);
+      const ok = await call(c, bob, url, { method: 'POST', body: { decision: 'approve', note: 'checked' } });
+      expect(ok.status).toBe(200);
+      expect(ok.body.approval).toMatchObject({ status: 'approved', decided_by: 'bob', channel: 'console' });
+      const again = await daemonPost(
+        `/v1/approvals/${a.approval_id}/decision`,
+        { decision: 'deny' },
+        tokens.bob,
+      );
+      expect(again.statusCode).toBe(409);
+      const resumed = await daemonPost('/v1/action/resume', pay({ intent: 'pay the invoice' }), tokens.bot);
+      expect(resumed.statusCode).toBe(200);
+      expect(resumed.json().decision).toBe('allowed');
+      expect((await call(c, bob, '/api/approvals')).body.items).toHaveLength(0);
+      expect(
+        (
+          await call(c, bob, '/api/approvals/apr_nope/decision', {
+            method: 'POST',
+            body: { decision: 'deny' },
+          })
+        ).status,
+      ).toBe(404);
+    });
+  });
+
+  describe('records, spend and the read-only views', () => {
+    beforeEach(async () => {
+      expect(
+        (
+          await daemonPost(
+            '/v1/action',
+            pay({ capability: 'crm.read', action: 'read', effect_key_step: 'r1', amount_usd: 2 }),
+            tokens.bot,
+          )
+        ).statusCode,
+      ).toBe(200);
+      expect(
+        (
+          await daemonPost(
+            '/v1/action',
+            pay({ capability: 'crm.read', action: 'read', effect_key_step: 'r2', amount_usd: 500 }),
+            tokens.bot,
+          )
+        ).statusCode,
+      ).toBe(403);
+      await daemonPost('/v1/action', pay(), tokens.bot);
+    });
+
+    it('filters receipts by task, capability, outcome and time, and shows one in detail', async () => {
+      const all = (await call(c, alice, '/api/records')).body.items;
+      expect(all.length).toBeGreaterThanOrEqual(3);
+      const crm = (await call(c, alice, '/api/records?capability=crm.read')).body.items;
+      expect(crm.map((r: { capability: string }) => r.capability)).toEqual(['crm.read', 'crm.read']);
+      const refused = (await call(c, alice, '/api/records?outcome=refused')).body.items;
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ capability: 'crm.read', allowed: false, code: 'budget_exceeded' });
+      expect((await call(c, alice, '/api/records?task_id=t1')).body.items.length).toBe(all.length);
+      expect((await call(c, alice, '/api/records?until=2000-01-01T00:00:00Z')).body.items).toEqual([]);
+      expect((await call(c, alice, '/api/records?since=bad')).status).toBe(400);
+      expect((await call(c, alice, '/api/records?task_id=nope')).status).toBe(404);
+      const page = (await call(c, alice, '/api/records?limit=1')).body;
+      expect(page.items).toHaveLength(1);
+      const next = (await call(c, alice, `/api/records?limit=1&cursor=${page.next_cursor}`)).body;
+      expect(next.items[0].sequence).toBeGreaterThan(page.items[0].sequence);
+      const one = await call(c, alice, `/api/records/${all[0].receipt_id}`);
+      expect(one.status).toBe(200);
+      expect(one.body.record_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect((await call(c, alice, '/api/records/rcp_nope')).status).toBe(404);
+    });
+
+    it('shows per-task budget, reserved and remaining', async () => {
+      const spend = (await call(c, alice, '/api/spend')).body.items;
+      expect(spend).toEqual([
+        expect.objectContaining({ task_id: 't1', budget_usd: 100, reserved_usd: 2, remaining_usd: 98 }),
+      ]);
+    });
+
+    it('shows agents, capabilities, the Cedar text and integrations to operators, and refuses an approver', async () => {
+      const agents = (await call(c, alice, '/api/agents')).body.items;
+      expect(agents).toEqual([
+        expect.objectContaining({
+          actor_id: 'bot',
+          manager_id: 'alice',
+          permissions: ['crm.read', 'payments.send'],
+        }),
+      ]);
+      const caps = (await call(c, alice, '/api/capabilities')).body.items;
+      expect(caps.map((x: { name: string }) => x.name).sort()).toEqual(['crm.read', 'payments.send']);
+      expect((await call(c, alice, '/api/policies')).body.policy.text).toBe(PERMIT_ALL);
+      expect((await call(c, alice, '/api/integrations')).body).toEqual({ configured: false, items: [] });
+      for (const url of ['/api/agents', '/api/capabilities', '/api/policies', '/api/integrations']) {
+        expect((await call(c, bob, url)).status, url).toBe(403);
+      }
+    });
+  });
+
+  describe('listener separation and the OpenAPI document', () => {
+    it('serves no console route on the daemon app, and no daemon route on the console app', async () => {
+      for (const url of [
+        '/api/theme',
+        '/api/settings/appearance',
+        '/api/session',
+        '/tenant-assets/x.png',
+        '/api/approvals',
+        '/',
+      ]) {
+        const r = await f.app.inject({
+          method: 'GET',
+          url,
+          headers: { authorization: `Bearer ${tokens.alice}` },
+        });
+        expect(r.statusCode, url).toBe(404);
+      }
+      for (const url of ['/v1/capabilities', '/v1/approvals', '/healthz', '/v1/openapi.json']) {
+        const r = await call(c, alice, url, { headers: { authorization: `Bearer ${tokens.alice}` } });
+        expect(r.status, url).toBe(404);
+      }
+    });
+
+    it('publishes a valid OpenAPI 3.1 document with the appearance envelope and its revision', async () => {
+      const doc = (await call(c, undefined, '/api/openapi.json')).body;
+      const result = await new Validator().validate(doc);
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(doc.paths['/api/settings/appearance'].post.security).toEqual([
+        { consoleSession: [], csrfToken: [] },
+      ]);
+      expect(doc.components.schemas.AppearanceUpdate.required).toEqual(['revision', 'settings']);
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(['/api/theme', '/tenant-assets/{name}', '/api/approvals/{id}/decision']),
+      );
+    });
+  });
+
+  describe('the pages', () => {
+    it('serves index.html uncached and the hashed bundle immutable with its content type; nothing else', async () => {
+      const dir = tmpDir();
+      mkdirSync(join(dir.path, 'assets'));
+      writeFileSync(
+        join(dir.path, 'index.html'),
+        '<!doctype html><script type="module" src="/assets/index-abc123.js"></script>',
+      );
+      writeFileSync(join(dir.path, 'assets', 'index-abc123.js'), 'export {};');
+      writeFileSync(join(dir.path, 'assets', 'index-abc123.css'), 'body{}');
+      writeFileSync(join(dir.path, 'assets', 'notes.txt'), 'not served');
+      const ui = loadUiBundle(dir.path);
+      const withUi = await consoleOf(f, { ...(ui ? { ui } : {}) });
+      const index = await call(withUi, undefined, '/');
+      expect(index.status).toBe(200);
+      expect(index.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(index.headers['cache-control']).toBe('no-cache');
+      expect(index.headers['content-security-policy']).toMatch(/script-src 'self';/);
+      const js = await call(withUi, undefined, '/assets/index-abc123.js');
+      expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect((await call(withUi, undefined, '/assets/index-abc123.css')).headers['content-type']).toBe(
+        'text/css; charset=utf-8',
+      );
+      for (const url of ['/assets/notes.txt', '/assets/..%2findex.html', '/assets/nope.js', '/index.html']) {
+        expect((await call(withUi, undefined, url)).status, url).toBe(404);
+      }
+      await withUi.app.close();
+      dir.cleanup();
+    });
+
+    it('says the pages are not built rather than serving nothing silently', async () => {
+      const r = await call(c, undefined, '/');
+      expect(r.status).toBe(503);
+      expect(r.body.remedy).toMatch(/npm run build/);
+    });
+  });
+});
