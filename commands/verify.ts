@@ -29,7 +29,7 @@ export default class Verify extends SvcCommand {
 
   async run(): Promise<VerificationReport & { file: string }> {
     const { args, flags } = await this.parse(Verify);
-    const keys = (flags['public-key'] ?? []).map(parseTrustedKey);
+    const keys = (flags['public-key'] ?? []).map((k) => parseTrustedKey(k));
     if (keys.length === 0) throw new SvcError('usage', NO_KEY_MESSAGE, { field: 'public-key' });
     const report = await verifyFile(args.file, {
       publicKeys: keys,

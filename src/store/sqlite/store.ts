@@ -15,6 +15,7 @@ import { SqliteExecutions } from './executions.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
 import { SqliteJournalExports } from './journal-export.js';
 import { SqliteManagerCards } from './manager-cards.js';
+import { backfillMerkleNodes, SqliteMerkleProofs } from './merkle-nodes.js';
 import { SqliteSigningKeys } from './keys.js';
 import { SqlitePermissions } from './permissions.js';
 import { SqlitePolicies } from './policies.js';
@@ -52,6 +53,7 @@ export class SqliteStore implements Store {
   readonly managerCards: SqliteManagerCards;
   readonly entitlements: SqliteEntitlements;
   readonly channels: SqliteChannels;
+  readonly proofs: SqliteMerkleProofs;
 
   private constructor(
     readonly db: Db,
@@ -84,11 +86,14 @@ export class SqliteStore implements Store {
     this.managerCards = new SqliteManagerCards(db);
     this.entitlements = new SqliteEntitlements(db);
     this.channels = new SqliteChannels(db);
+    this.proofs = new SqliteMerkleProofs(db);
   }
 
   /** `clock` is what decisions are timed by; tests pass their own. */
   static open(file: string, opts: { clock?: () => Date } = {}): SqliteStore {
-    return new SqliteStore(openDatabase(file), opts.clock ?? (() => new Date()));
+    const db = openDatabase(file);
+    backfillMerkleNodes(db);
+    return new SqliteStore(db, opts.clock ?? (() => new Date()));
   }
 
   async ping(): Promise<void> {
