@@ -21,10 +21,24 @@ export interface CompletedSubtree {
 
 const pow2 = (level: number): number => 2 ** level;
 
+/** Below this, sizes fit 32-bit integer arithmetic (Math.clz32); above it, plain arithmetic. */
+const SMALL = 2 ** 30;
+
+/** The largest power of two strictly below n (n >= 2), in O(1) for the usual sizes. */
+function split(n: number): number {
+  return n <= SMALL ? 2 ** (31 - Math.clz32(n - 1)) : splitPoint(n);
+}
+
 /** MTH(D[lo:hi]) for an RFC-aligned range (see above); throws on a range no recursion names. */
 export function rangeHash(lo: number, hi: number, read: SubtreeReader, sha256: Sha256): Uint8Array {
   if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || lo < 0 || hi <= lo) {
     throw new RangeError(`no subtree covers items [${lo}, ${hi})`);
+  }
+  const n = hi - lo;
+  if (n <= SMALL && (n & (n - 1)) === 0) {
+    // One complete subtree: the usual case, one read.
+    if (lo % n !== 0) throw new RangeError(`items [${lo}, ${hi}) do not start on a subtree boundary`);
+    return read(31 - Math.clz32(n), lo / n);
   }
   const parts: Uint8Array[] = [];
   let pos = lo;
@@ -55,7 +69,7 @@ export function storedInclusionProof(
   let lo = 0;
   let hi = size;
   while (hi - lo > 1) {
-    const k = splitPoint(hi - lo);
+    const k = split(hi - lo);
     if (index - lo < k) {
       path.push(rangeHash(lo + k, hi, read, sha256));
       hi = lo + k;
@@ -85,7 +99,7 @@ export function storedConsistencyProof(
   // SUBPROOF(m, D[lo:hi], complete), unrolled: each step records the sibling it leaves behind.
   const siblings: Uint8Array[] = [];
   while (m !== hi - lo) {
-    const k = splitPoint(hi - lo);
+    const k = split(hi - lo);
     if (m <= k) {
       siblings.push(rangeHash(lo + k, hi, read, sha256));
       hi = lo + k;
