@@ -20,8 +20,7 @@ export function timestampRequest(digest: Uint8Array, nonce: Uint8Array): Uint8Ar
       hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_SHA256 }),
       hashedMessage: new asn1js.OctetString({ valueHex: digest.slice().buffer }),
     }),
-    // A positive INTEGER: a leading zero byte keeps the top bit from making it negative.
-    nonce: new asn1js.Integer({ valueHex: Uint8Array.of(0, ...nonce).buffer }),
+    nonce: new asn1js.Integer({ valueHex: derPositive(nonce).buffer }),
     certReq: true,
   });
   return new Uint8Array(request.toSchema().toBER(false));
@@ -66,6 +65,12 @@ export function imprintMatches(tstInfo: pkijs.TSTInfo, digest: Uint8Array): bool
 export function nonceBytes(tstInfo: pkijs.TSTInfo): Uint8Array | undefined {
   if (tstInfo.nonce === undefined) return undefined;
   return stripZeros(new Uint8Array(tstInfo.nonce.valueBlock.valueHexView));
+}
+
+/** Minimal DER content of a positive INTEGER (authorities refuse a padded one as malformed). */
+function derPositive(bytes: Uint8Array): Uint8Array {
+  const value = stripZeros(bytes);
+  return value[0]! >= 0x80 ? Uint8Array.of(0, ...value) : value;
 }
 
 export function stripZeros(bytes: Uint8Array): Uint8Array {

@@ -1,4 +1,5 @@
 import * as pkijs from 'pkijs';
+import type { Sha256 } from '../crypto-provider.js';
 import { decodeBase64 } from '../encoding.js';
 import { imprintMatches, isGranted, parseTimestampResponse } from './rfc3161.js';
 
@@ -46,12 +47,15 @@ export function parseTsaRoots(ders: readonly Uint8Array[]): pkijs.Certificate[] 
   return ders.map((der) => pkijs.Certificate.fromBER(der.slice().buffer));
 }
 
+/** `payload` is what was stamped (the head payload): pkijs checks the imprint against it too. */
 export async function checkTimestampToken(
   tokenBase64: string,
-  digest: Uint8Array,
+  payload: Uint8Array,
   time: string,
   roots: readonly pkijs.Certificate[],
+  sha256: Sha256,
 ): Promise<TokenVerdict> {
+  const digest = sha256(payload);
   const der = decodeBase64(tokenBase64);
   if (der === undefined) return fail('timestamp_token_malformed', 'the token is not strict base64');
   let parsed;
@@ -97,7 +101,7 @@ export async function checkTimestampToken(
       signer: 0,
       checkChain: false,
       extendedMode: true,
-      data: signedData.encapContentInfo.eContent!.getValue(),
+      data: payload.slice().buffer,
     });
     if (result.signatureVerified !== true) throw new Error(result.message);
     signerCert = result.signerCertificate;

@@ -34,7 +34,8 @@ export function checkTimestamp(
     ctx.sink.add('malformed_base64', at, 'timestamp token is not strict base64');
     bad = true;
   }
-  const expected = digestOf(ctx, head);
+  const payload = payloadOf(head);
+  const expected = payload === undefined ? undefined : ctx.crypto.sha256(payload);
   const digest = asString(timestamp.digest);
   if (digest !== undefined && expected !== undefined && digest !== encodeHex(expected)) {
     ctx.sink.add(
@@ -46,19 +47,19 @@ export function checkTimestamp(
   }
   if (timestamp.noop === true) return bad ? 'invalid' : 'noop';
   if (bad) return 'invalid';
-  if (token === undefined || ctx.tsaRoots.length === 0 || expected === undefined) return 'unverified';
+  if (token === undefined || ctx.tsaRoots.length === 0 || payload === undefined) return 'unverified';
   const time = asString(timestamp.time) ?? '';
-  return checkTimestampToken(token, expected, time, ctx.tsaRoots).then((verdict) => {
+  return checkTimestampToken(token, payload, time, ctx.tsaRoots, ctx.crypto.sha256).then((verdict) => {
     if (verdict.ok) return 'verified';
     ctx.sink.add(verdict.code, at, verdict.message);
     return 'invalid';
   });
 }
 
-function digestOf(ctx: TimestampContext, head: JsonObject | undefined): Uint8Array | undefined {
+function payloadOf(head: JsonObject | undefined): Uint8Array | undefined {
   if (head === undefined) return undefined;
   try {
-    return ctx.crypto.sha256(encodeUtf8(headPayload(head)));
+    return encodeUtf8(headPayload(head));
   } catch {
     return undefined; // a lone surrogate, already reported
   }
