@@ -12,7 +12,7 @@ const run = promisify(execFile);
  * server, signing with a TSA certificate (timeStamping EKU, critical) issued by a test CA,
  * both made by openssl here. `mode`: `grant` answers every query; `reject` supports only
  * SHA-512 imprints, so the SHA-256 queries the daemon sends are answered with a rejection;
- * `replay` answers every query with the first response it made.
+ * `replay` answers every query with the first response it made; `sha1` signs with SHA-1.
  */
 export interface TestTsa {
   url: string;
@@ -25,7 +25,7 @@ export interface TestTsa {
   close: () => Promise<void>;
 }
 
-const CONFIG = (digests: string) => `
+const CONFIG = (digests: string, signerDigest: string) => `
 [ tsa ]
 default_tsa = tsa_config1
 [ tsa_config1 ]
@@ -35,7 +35,7 @@ crypto_device = builtin
 signer_cert = ./tsa.crt
 certs = ./tsa.crt
 signer_key = ./tsa.key
-signer_digest = sha256
+signer_digest = ${signerDigest}
 default_policy = 1.2.3.4.1
 digests = ${digests}
 accuracy = secs:1
@@ -80,7 +80,7 @@ function makeCa(dir: string, name: string): void {
 const derOf = (pemFile: string): Uint8Array =>
   new Uint8Array(execFileSync('openssl', ['x509', '-in', pemFile, '-outform', 'DER']));
 
-export async function startTestTsa(mode: 'grant' | 'reject' | 'replay' = 'grant'): Promise<TestTsa> {
+export async function startTestTsa(mode: 'grant' | 'reject' | 'replay' | 'sha1' = 'grant'): Promise<TestTsa> {
   const tmp = tmpDir('svc-tsa-');
   const dir = tmp.path;
   makeCa(dir, 'ca');
@@ -103,7 +103,10 @@ export async function startTestTsa(mode: 'grant' | 'reject' | 'replay' = 'grant'
     ],
     { stdio: 'ignore' },
   );
-  writeFileSync(join(dir, 'tsa.cnf'), CONFIG(mode === 'reject' ? 'sha512' : 'sha256, sha384, sha512'));
+  writeFileSync(
+    join(dir, 'tsa.cnf'),
+    CONFIG(mode === 'reject' ? 'sha512' : 'sha256, sha384, sha512', mode === 'sha1' ? 'sha1' : 'sha256'),
+  );
   execFileSync(
     'openssl',
     [

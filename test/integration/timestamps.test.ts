@@ -47,9 +47,7 @@ describe('RFC 3161 timestamps against a real authority (openssl ts -reply)', () 
     expect(await code(t.token!, payload, t.time, parseTsaRoots([tsa.otherRootDer]))).toBe(
       'timestamp_untrusted',
     );
-    expect(await code(t.token!, encodeUtf8('another head'), t.time)).toBe(
-      'timestamp_imprint_mismatch',
-    );
+    expect(await code(t.token!, encodeUtf8('another head'), t.time)).toBe('timestamp_imprint_mismatch');
     const later = new Date(Date.parse(t.time) + 5000).toISOString();
     expect(await code(t.token!, payload, later)).toBe('timestamp_time_mismatch');
     // The same second, other milliseconds: §6.1 compares to the second.
@@ -127,6 +125,17 @@ describe('a timestamp authority that does not grant, or replays', () => {
         sha256,
       );
       expect(v).toMatchObject({ ok: false, code: 'timestamp_not_granted' });
+    } finally {
+      await tsa.close();
+    }
+  });
+
+  it('never verifies a token signed with a digest weaker than SHA-256', async () => {
+    const tsa = await startTestTsa('sha1');
+    try {
+      const t = await requestTimestamp(tsa.url, digest); // granted: the daemon keeps it
+      const v = await checkTimestampToken(t.token!, payload, t.time, parseTsaRoots([tsa.rootDer]), sha256);
+      expect(v).toMatchObject({ ok: false, code: 'timestamp_weak_hash' });
     } finally {
       await tsa.close();
     }
