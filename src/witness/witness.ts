@@ -50,6 +50,11 @@ export class LogWitness {
         );
       }
     }
+    if (o.witnessId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(o.witnessId)) {
+      throw new SvcError('usage', '--id: expected 1 to 128 letters, digits, ".", "_", ":" or "-"', {
+        field: 'id',
+      });
+    }
     this.id = o.witnessId ?? keyIdFor(this.publicKey);
     this.sign = ed25519Signer(o.privateKey);
     this.state = loadWitnessState(o.stateFile);
