@@ -596,7 +596,9 @@ describe('verifier: each tampering fails with its own finding codes', () => {
 
   it('exercises every finding code except those only a pre-anchor file can raise', () => {
     const covered = new Set(CASES.flatMap((c) => c.codes));
-    // Timestamp and witness codes need trust roots and pinned keys: attestation-verify.test.ts covers each.
+    // Timestamp, witness and receipt codes need trust roots, pinned keys or a receipt: they are
+    // exercised in attestation-verify.test.ts, integration/timestamps.test.ts (a real authority)
+    // and integration/merkle-proofs.test.ts.
     const missing = Object.keys(FINDING_CODES).filter(
       (code) => !covered.has(code as FindingCode) && !(code in ATTESTATION_FINDING_CODES),
     );
