@@ -22,7 +22,20 @@ export interface TestTsa {
   rootPemFile: string;
   otherRootPemFile: string;
   requests: number;
+  /**
+   * The same TSTInfo re-signed (openssl cms) by a certificate of the same CA whose extended
+   * key usage is serverAuth, not timeStamping: a token only the EKU check refuses.
+   */
+  resignWithoutTimestampingEku: (token: string) => string;
   close: () => Promise<void>;
+}
+
+/** DER length octets. */
+function derLength(n: number): Buffer {
+  if (n < 0x80) return Buffer.of(n);
+  const bytes: number[] = [];
+  for (let x = n; x > 0; x = Math.floor(x / 256)) bytes.unshift(x % 256);
+  return Buffer.of(0x80 | bytes.length, ...bytes);
 }
 
 const CONFIG = (digests: string, signerDigest: string) => `
@@ -171,6 +184,92 @@ export async function startTestTsa(mode: 'grant' | 'reject' | 'replay' | 'sha1' 
     otherRootPemFile: join(dir, 'other-ca.crt'),
     get requests() {
       return state.requests;
+    },
+    resignWithoutTimestampingEku: (token) => {
+      const file = (name: string) => join(dir, name);
+      if (!existsSync(file('eku.crt'))) {
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-keyout',
+            file('eku.key'),
+            '-out',
+            file('eku.csr'),
+            '-subj',
+            '/CN=not a TSA',
+          ],
+          { stdio: 'ignore' },
+        );
+        writeFileSync(
+          file('eku.ext'),
+          '[e]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+        );
+        execFileSync(
+          'openssl',
+          [
+            'x509',
+            '-req',
+            '-in',
+            file('eku.csr'),
+            '-CA',
+            file('ca.crt'),
+            '-CAkey',
+            file('ca.key'),
+            '-CAcreateserial',
+            '-out',
+            file('eku.crt'),
+            '-days',
+            '30',
+            '-extfile',
+            file('eku.ext'),
+            '-extensions',
+            'e',
+          ],
+          { stdio: 'ignore' },
+        );
+      }
+      writeFileSync(file('in.tsr'), Buffer.from(token, 'base64'));
+      execFileSync('openssl', ['ts', '-reply', '-in', file('in.tsr'), '-token_out', '-out', file('in.tok')], {
+        stdio: 'ignore',
+      });
+      execFileSync(
+        'openssl',
+        ['cms', '-verify', '-inform', 'DER', '-in', file('in.tok'), '-noverify', '-out', file('tst.der')],
+        { stdio: 'ignore' },
+      );
+      execFileSync(
+        'openssl',
+        [
+          'cms',
+          '-sign',
+          '-binary',
+          '-nodetach',
+          '-econtent_type',
+          '1.2.840.113549.1.9.16.1.4',
+          '-signer',
+          file('eku.crt'),
+          '-inkey',
+          file('eku.key'),
+          '-md',
+          'sha256',
+          '-in',
+          file('tst.der'),
+          '-outform',
+          'DER',
+          '-out',
+          file('out.tok'),
+        ],
+        { stdio: 'ignore' },
+      );
+      // TimeStampResp ::= SEQUENCE { status PKIStatusInfo (granted), timeStampToken }
+      const body = Buffer.concat([Buffer.from('3003020100', 'hex'), readFileSync(file('out.tok'))]);
+      return Buffer.concat([Buffer.of(0x30), derLength(body.length), body]).toString('base64');
     },
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

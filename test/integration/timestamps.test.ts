@@ -57,6 +57,9 @@ describe('RFC 3161 timestamps against a real authority (openssl ts -reply)', () 
     der[der.length - 1]! ^= 0x01;
     expect(await code(encodeBase64(der), payload, t.time)).toBe('timestamp_signature_invalid');
     expect(await code('not base64!', payload, t.time)).toBe('timestamp_token_malformed');
+    // Signed by a certificate of the trusted CA that is not allowed to stamp time.
+    const resigned = tsa.resignWithoutTimestampingEku(t.token!);
+    expect(await code(resigned, payload, t.time)).toBe('timestamp_eku_missing');
     expect(await code(encodeBase64(new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00])), payload, t.time)).toBe(
       'timestamp_token_malformed',
     );
