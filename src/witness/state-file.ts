@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SvcError } from '../core/errors.js';
 import type { TreeHead } from '../evidence/tree-head.js';
@@ -19,7 +19,15 @@ export function loadWitnessState(file: string): WitnessState {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, logs: {} };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      // Found out now, not at the first cosignature: the state must be writable where it is asked to be.
+      if (!existsSync(dirname(file))) {
+        throw new SvcError('usage', `--state ${file}: the directory ${dirname(file)} does not exist`, {
+          field: 'state',
+        });
+      }
+      return { version: 1, logs: {} };
+    }
     throw new SvcError('unavailable', `cannot read the witness state ${file}: ${(err as Error).message}`);
   }
   let state: unknown;
