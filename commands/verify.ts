@@ -6,6 +6,7 @@ import type { VerificationReport } from '../src/evidence/verify/index.js';
 import { renderReport } from '../src/verifier/render.js';
 import { NO_KEY_MESSAGE, parseTrustedKey } from '../src/verifier/trusted-keys.js';
 import { verifyFile } from '../src/verifier/verify-file.js';
+import { attestationFlags, attestationOptions } from '../src/verifier/attestation-flags.js';
 
 export default class Verify extends SvcCommand {
   static override summary = 'Verify an svc.export/v1 file offline against a public key you trust.';
@@ -14,6 +15,7 @@ export default class Verify extends SvcCommand {
   static override examples = [
     '<%= config.bin %> verify acme.jsonl --public-key 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
     '<%= config.bin %> verify acme.jsonl --public-key acme-journal.pub.pem --require-anchors --json',
+    '<%= config.bin %> verify acme.jsonl --public-key acme-journal.pub.pem --tsa-cert tsa-root.pem --witness-key w1=<base64> --require-witnesses 1',
     'svc-verify acme.jsonl --public-key ed25519:d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
   ];
   static override args = { file: Args.string({ description: 'The export file.', required: true }) };
@@ -25,15 +27,17 @@ export default class Verify extends SvcCommand {
     'require-anchors': Flags.boolean({
       summary: 'Fail an export that has no anchors, even one marked pre_anchor.',
     }),
+    ...attestationFlags,
   };
 
   async run(): Promise<VerificationReport & { file: string }> {
     const { args, flags } = await this.parse(Verify);
-    const keys = (flags['public-key'] ?? []).map(parseTrustedKey);
+    const keys = (flags['public-key'] ?? []).map((k) => parseTrustedKey(k));
     if (keys.length === 0) throw new SvcError('usage', NO_KEY_MESSAGE, { field: 'public-key' });
     const report = await verifyFile(args.file, {
       publicKeys: keys,
       requireAnchors: flags['require-anchors'],
+      ...attestationOptions(flags),
     });
     if (!this.jsonEnabled()) this.log(renderReport(args.file, report));
     process.exitCode = report.result === 'pass' ? EXIT.ok : EXIT.failure;

@@ -31,6 +31,7 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
     '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
     '<%= config.bin %> daemon start --request-timeout 60s --max-connections 4096',
+    '<%= config.bin %> daemon start --witness http://127.0.0.1:8095 --tsa-url https://tsa.example/tsr',
   ];
   static override flags = {
     listen: Flags.string({
@@ -61,6 +62,15 @@ export default class DaemonStart extends DataDirCommand {
         'Integration-operations document (YAML or JSON): the surfaces brokered capabilities execute through. Without it those routes are absent.',
     }),
     ...serverLimitFlags,
+    witness: Flags.string({
+      summary:
+        'A witness (`svc witness serve`) asked to cosign each anchor. Repeatable. A witness that is down never blocks decisions.',
+      multiple: true,
+    }),
+    'tsa-url': Flags.string({
+      summary:
+        'An RFC 3161 timestamp authority for each anchor (without one, anchors carry a noop timestamp).',
+    }),
   };
 
   async run(): Promise<void> {
@@ -83,6 +93,8 @@ export default class DaemonStart extends DataDirCommand {
       anchorEntries: flags['anchor-entries'],
       limits,
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
+      ...(flags.witness !== undefined ? { witnesses: flags.witness } : {}),
+      ...(flags['tsa-url'] !== undefined ? { tsaUrl: flags['tsa-url'] } : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);

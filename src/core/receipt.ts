@@ -13,7 +13,11 @@ export interface JournalRow {
   grantId: string;
   amountMicros: Micros;
   occurredAt: string;
+  /** when the entry was linked into the journal (its export line's linked_at) */
+  linkedAt: string;
   recordHash: string;
+  /** hex leaf of the entry: what an inclusion proof proves */
+  leaf: string;
   /** canonical JSON of the full internal record */
   record: string;
   /**
@@ -48,7 +52,9 @@ export interface PublishedReceipt {
   effect_id: string | null;
   observed: boolean;
   occurred_at: string;
+  linked_at: string;
   record_hash: string;
+  leaf: string;
   redacted: boolean;
 }
 
@@ -95,7 +101,9 @@ export function publishReceipt(row: JournalRow): PublishedReceipt {
     effect_id: text(record.effect_id),
     observed: record.observed === true,
     occurred_at: row.occurredAt,
+    linked_at: row.linkedAt,
     record_hash: row.recordHash,
+    leaf: row.leaf,
     redacted,
   };
 }

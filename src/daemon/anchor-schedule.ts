@@ -12,6 +12,8 @@ export interface AnchorScheduleOptions {
 export interface AnchorScheduleDeps {
   anchors: AnchorRepo;
   signer: (tenantId: string) => Promise<HeadSigner>;
+  /** Timestamp and witness cosignatures for a newly signed head; never throws. */
+  attest?: (anchor: StoredHead) => Promise<void>;
   clock: () => Date;
   log: {
     info: (obj: object, msg: string) => void;
@@ -81,7 +83,7 @@ export class AnchorSchedule {
   private async anchor(tenantId: string): Promise<StoredHead | undefined> {
     try {
       const signer = await this.deps.signer(tenantId);
-      const { anchor } = await this.deps.anchors.signCurrent(
+      const { anchor, created } = await this.deps.anchors.signCurrent(
         tenantId,
         signer,
         this.deps.clock().toISOString(),
@@ -91,6 +93,8 @@ export class AnchorSchedule {
         { tenant_id: tenantId, tree_size: anchor.head.tree_size, key_id: anchor.keyId },
         'anchored the journal',
       );
+      // After the head is stored and the write lock released: network waits never hold decisions.
+      if (created) await this.deps.attest?.(anchor);
       return anchor;
     } catch (err) {
       const message = (err as Error).message;

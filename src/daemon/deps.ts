@@ -1,4 +1,5 @@
 import type { ApprovalChannels } from '../channels/callback.js';
+import type { AttestationHealth } from './attest/anchor-attestor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
 import type { Broker } from '../integration/broker.js';
 import type { IntegrationOps } from '../integration/operations.js';
@@ -28,4 +29,6 @@ export interface DaemonDeps {
   integration?: IntegrationOps;
   /** the approval-channel callbacks: each channel proves itself, then decides through the store */
   channels: ApprovalChannels;
+  /** witness and timestamp-authority health for /readyz (counts only); absent in app-only tests */
+  attestations?: () => AttestationHealth;
 }

@@ -13,6 +13,8 @@ import { Keyring } from '../store/keyring.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
+import { AnchorAttestor } from './attest/anchor-attestor.js';
+import { attestUrl } from './attest/attest-url.js';
 import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
@@ -34,6 +36,10 @@ export interface DaemonStartOptions {
   integrationOps?: string;
   /** timeouts and connection cap (see `serverLimits`); default `DEFAULT_SERVER_LIMITS` */
   limits?: ServerLimits;
+  /** Witness base URLs asked to cosign each anchor (`svc witness serve`). */
+  witnesses?: readonly string[];
+  /** RFC 3161 timestamp authority for each anchor; without one anchors carry a noop timestamp. */
+  tsaUrl?: string;
 }
 
 export interface RunningDaemon {
@@ -83,12 +89,21 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     o.integrationOps === undefined
       ? undefined
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
+  const witnesses = (o.witnesses ?? []).map((url) => attestUrl('witness', url));
+  const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const store = dir.openStore({ lockWait: DAEMON_WAIT });
   const keyring = new Keyring(dir, store);
+  // Its log is the app's, built below; nothing logs before the app exists.
+  const attestor = new AnchorAttestor(store, {
+    witnesses,
+    ...(tsaUrl ? { tsaUrl } : {}),
+    log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
+  });
   const deps = daemonDeps(dir, store, {
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
     ...(integration ? { integration } : {}),
+    attestations: () => attestor.health(),
   });
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),
@@ -115,7 +130,13 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     });
   }
   const anchors = new AnchorSchedule(
-    { anchors: store.anchors, signer: (t) => keyring.signer(t), clock: () => new Date(), log: app.log },
+    {
+      anchors: store.anchors,
+      signer: (t) => keyring.signer(t),
+      attest: (anchor) => attestor.attest(anchor),
+      clock: () => new Date(),
+      log: app.log,
+    },
     {
       intervalMs: o.anchorIntervalMs ?? DEFAULT_ANCHOR_INTERVAL_MS,
       entries: o.anchorEntries ?? DEFAULT_ANCHOR_ENTRIES,

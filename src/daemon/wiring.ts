@@ -16,12 +16,18 @@ import { SecretBox } from '../integration/secret-box.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { capabilityEntry } from './routes/catalogue.js';
 import { PolicyCache } from './policy-cache.js';
+import type { AttestationHealth } from './attest/anchor-attestor.js';
 
 /** The production dependencies of the daemon over one data dir and store. */
 export function daemonDeps(
   dir: DataDir,
   store: Store,
-  opts: { authMode: AuthMode; clock?: () => Date; integration?: IntegrationDocument },
+  opts: {
+    authMode: AuthMode;
+    clock?: () => Date;
+    integration?: IntegrationDocument;
+    attestations?: () => AttestationHealth;
+  },
 ): DaemonDeps {
   const keyring = new Keyring(dir, store);
   const clock = opts.clock ?? (() => new Date());
@@ -57,5 +63,6 @@ export function daemonDeps(
     broker: new Broker(surfaces, store, credentials, connector),
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),
+    ...(opts.attestations ? { attestations: opts.attestations } : {}),
   };
 }

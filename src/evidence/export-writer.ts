@@ -7,6 +7,8 @@ import {
   type EntryLine,
   type ExportLine,
   type HeaderLine,
+  type Timestamp,
+  type Witness,
 } from './export-line.js';
 import { keyIdOf } from './key-id.js';
 import { logIdFor } from './log-id.js';
@@ -48,8 +50,17 @@ export function headerLine(input: HeaderInput, sha256: Sha256): HeaderLine {
   return line;
 }
 
-export function anchorLine(head: TreeHead, keyId: string): AnchorLine {
-  return { type: 'anchor', head, key_id: keyId, algorithm: SIGNATURE_ALGORITHM };
+export function anchorLine(
+  head: TreeHead,
+  keyId: string,
+  attestations: { timestamp?: Timestamp; witnesses?: readonly Witness[] } = {},
+): AnchorLine {
+  const line: AnchorLine = { type: 'anchor', head, key_id: keyId, algorithm: SIGNATURE_ALGORITHM };
+  if (attestations.timestamp !== undefined) line.timestamp = attestations.timestamp;
+  if (attestations.witnesses !== undefined && attestations.witnesses.length > 0) {
+    line.witnesses = [...attestations.witnesses];
+  }
+  return line;
 }
 
 /** One line of the file: its RFC 8785 form and the terminating newline (§8). */

@@ -6,6 +6,7 @@ import { entryLeaf } from './entry.js';
 import type { EntryLine } from './export-line.js';
 import { logIdFor } from './log-id.js';
 import { MerkleFrontier, type FrontierState } from './merkle-frontier.js';
+import type { CompletedSubtree } from './merkle-subtrees.js';
 
 /** The public fields of one journal entry (its preimage), before it is linked into the chain. */
 export type EntryFields = Omit<EntryLine, 'type' | 'chain_hash' | 'leaf'>;
@@ -31,14 +32,15 @@ export function recordHash(record: object, sha256: Sha256): string {
 }
 
 /**
- * Link the next entry: its leaf, its chain hash, and the log state after it. Pure: the
- * caller persists the entry and the new state together, in one transaction.
+ * Link the next entry: its leaf, its chain hash, the log state after it, and the complete
+ * Merkle subtrees it finished. Pure: the caller persists all three together, in one
+ * transaction.
  */
 export function linkEntry(
   state: LogState,
   fields: Omit<EntryFields, 'sequence'>,
   sha256: Sha256,
-): { entry: EntryLine; state: LogState } {
+): { entry: EntryLine; state: LogState; subtrees: CompletedSubtree[] } {
   const sequence = state.size + 1;
   const body: EntryFields = { ...fields, sequence };
   const leaf = entryLeaf(body, sha256);
@@ -46,9 +48,11 @@ export function linkEntry(
   if (previous?.length !== 32) throw new RangeError('the stored chain hash is not 32 bytes of hex');
   const chain = chainNext(previous, leaf, sha256);
   const frontier = MerkleFrontier.fromState(state.frontier, sha256);
-  frontier.append(leaf);
+  const subtrees: CompletedSubtree[] = [];
+  frontier.append(leaf, subtrees);
   return {
     entry: { type: 'entry', ...body, chain_hash: encodeHex(chain), leaf: encodeHex(leaf) },
     state: { size: sequence, chainHash: encodeHex(chain), frontier: frontier.state() },
+    subtrees,
   };
 }

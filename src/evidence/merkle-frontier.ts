@@ -1,6 +1,7 @@
 import type { Sha256 } from './crypto-provider.js';
 import { decodeHex, encodeHex } from './encoding.js';
 import { emptyTreeHash, leafHash, nodeHash } from './merkle-tree.js';
+import type { CompletedSubtree } from './merkle-subtrees.js';
 
 /** What a store keeps per log: JSON-safe, O(log n), updated in each append's transaction. */
 export interface FrontierState {
@@ -48,13 +49,20 @@ export class MerkleFrontier {
     return this.#size;
   }
 
-  /** Append the next data item (for evidence: the 32 raw bytes of leaf_i). */
-  append(data: Uint8Array): void {
+  /**
+   * Append the next data item (for evidence: the 32 raw bytes of leaf_i). `completed`, when
+   * given, receives every complete subtree of level >= 1 this append finishes (amortised
+   * one per append), which is what a store keeps to build proofs in O(log n).
+   */
+  append(data: Uint8Array, completed?: CompletedSubtree[]): void {
     if (this.#size >= Number.MAX_SAFE_INTEGER) throw new RangeError('the tree is full');
     let hash = leafHash(data, this.#sha256);
+    let level = 0;
     // Like carrying in binary addition: each trailing 1 bit of size merges one subtree.
     for (let s = this.#size; s % 2 === 1; s = (s - 1) / 2) {
       hash = nodeHash(this.#nodes.pop()!, hash, this.#sha256);
+      level += 1;
+      completed?.push({ level, index: (s - 1) / 2, hash });
     }
     this.#nodes.push(hash);
     this.#size += 1;

@@ -1,6 +1,6 @@
 import type { Ed25519Sign } from '../evidence/crypto-provider.js';
 import type { ExportItem } from '../evidence/export-writer.js';
-import type { Tombstone } from '../evidence/export-line.js';
+import type { Timestamp, Tombstone, Witness } from '../evidence/export-line.js';
 import type { TreeHead } from '../evidence/tree-head.js';
 
 /** A signed tree head as stored: the head and the key that signed it. */
@@ -9,6 +9,10 @@ export interface StoredHead {
   head: TreeHead;
   keyId: string;
   algorithm: 'ed25519';
+  /** Its RFC 3161 timestamp (or the noop placeholder), once recorded. */
+  timestamp?: Timestamp;
+  /** Witness cosignatures recorded for it, by witness id. */
+  witnesses?: Witness[];
 }
 
 /** The tenant's active signing key, ready to sign. */
@@ -41,6 +45,20 @@ export interface AnchorRepo {
   backlog(): Promise<AnchorBacklog[]>;
   /** In tree-size order. */
   list(tenantId: string): Promise<StoredHead[]>;
+  /** The head of the largest size, with its timestamp and cosignatures; undefined before the first. */
+  latest(tenantId: string): Promise<StoredHead | undefined>;
+  /** Record the anchor's timestamp; once per anchor (a second is a conflict). */
+  recordTimestamp(tenantId: string, treeSize: number, timestamp: Timestamp): Promise<void>;
+  /** Record one witness's cosignature of the anchor; once per witness id. */
+  recordWitness(tenantId: string, treeSize: number, witness: Witness): Promise<void>;
+}
+
+/** RFC 6962 proofs over a tenant's journal, each O(log n) reads. */
+export interface ProofRepo {
+  /** The audit path of entry `sequence` (leaf index sequence - 1) in the tree of `treeSize` entries. */
+  inclusion(tenantId: string, sequence: number, treeSize: number): Promise<Uint8Array[]>;
+  /** The consistency proof from the tree of `size1` entries to the tree of `size2`. */
+  consistency(tenantId: string, size1: number, size2: number): Promise<Uint8Array[]>;
 }
 
 /**
@@ -87,6 +105,7 @@ export interface Redactions {
 
 export interface EvidencePorts {
   readonly anchors: AnchorRepo;
+  readonly proofs: ProofRepo;
   readonly journalExports: JournalExports;
   readonly redactions: Redactions;
 }

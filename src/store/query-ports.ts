@@ -4,6 +4,7 @@ import type { Capability } from '../core/capability.js';
 import type { ExecutionPlan } from '../core/constraints.js';
 import type { Micros } from '../core/money.js';
 import type { PublishedReceipt } from '../core/receipt.js';
+import type { EntryLine } from '../evidence/export-line.js';
 import type { Task, TaskStatus } from '../core/task.js';
 
 /**
@@ -146,6 +147,8 @@ export interface Receipts {
     filter: { taskId?: string },
   ): Promise<KeysetPage<PublishedReceipt, number>>;
   get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined>;
+  /** The receipt's entry as an export line (what a proof covers), under the same read rule as get. */
+  entryOf(viewer: Actor, receiptId: string): Promise<EntryLine | undefined>;
 }
 
 export interface Discovery {

@@ -16,22 +16,20 @@ export const NO_KEY_MESSAGE =
  * A trusted key as given on the command line: base64 or hex of the 32 raw bytes, either
  * optionally prefixed `ed25519:`, or the path of a PEM (SPKI) public key file.
  */
-export function parseTrustedKey(arg: string): Uint8Array {
+export function parseTrustedKey(arg: string, flag = 'public-key'): Uint8Array {
   const text = arg.trim();
   const body = text.startsWith('ed25519:') ? text.slice('ed25519:'.length) : text;
-  const raw = rawFromText(body) ?? (body === text ? rawFromFile(text) : undefined);
+  const raw = rawFromText(body) ?? (body === text ? rawFromFile(text, flag) : undefined);
   if (raw === undefined) {
     throw new SvcError(
       'usage',
-      `--public-key ${JSON.stringify(arg)}: expected base64 or hex of a 32-byte Ed25519 key (optionally prefixed ed25519:) or a PEM public key file`,
-      { field: 'public-key' },
+      `--${flag} ${JSON.stringify(arg)}: expected base64 or hex of a 32-byte Ed25519 key (optionally prefixed ed25519:) or a PEM public key file`,
+      { field: flag },
     );
   }
   const problem = ed25519PublicKeyProblem(raw);
   if (problem !== undefined) {
-    throw new SvcError('usage', `--public-key ${JSON.stringify(arg)} is refused: ${problem}`, {
-      field: 'public-key',
-    });
+    throw new SvcError('usage', `--${flag} ${JSON.stringify(arg)} is refused: ${problem}`, { field: flag });
   }
   return raw;
 }
@@ -44,13 +42,13 @@ function rawFromText(text: string): Uint8Array | undefined {
   return b64?.length === 32 ? b64 : undefined;
 }
 
-function rawFromFile(path: string): Uint8Array | undefined {
+function rawFromFile(path: string, flag: string): Uint8Array | undefined {
   if (!existsSync(path)) return undefined;
   let content: string;
   try {
     content = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new SvcError('usage', `--public-key ${path}: cannot read the file: ${(err as Error).message}`);
+    throw new SvcError('usage', `--${flag} ${path}: cannot read the file: ${(err as Error).message}`);
   }
   if (!content.includes('-----BEGIN PUBLIC KEY-----')) return rawFromText(content.trim());
   try {
@@ -58,7 +56,7 @@ function rawFromFile(path: string): Uint8Array | undefined {
   } catch (err) {
     throw new SvcError(
       'usage',
-      `--public-key ${path}: not an Ed25519 PEM public key (${(err as Error).message})`,
+      `--${flag} ${path}: not an Ed25519 PEM public key (${(err as Error).message})`,
     );
   }
 }

@@ -10,6 +10,7 @@ import { decisionThroughput } from './decision.mjs';
 import { bin, load, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
 import { sdkOverhead } from './sdk.mjs';
+import { proofsBench } from './proofs.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.argv[2];
@@ -123,5 +124,14 @@ if (!only || only === 'evidence') {
       `svc export ${e.export_s.toFixed(1)} s, ${e.export_ratio.toFixed(1)}x sha256sum; ` +
       `svc-verify ${e.verify_s.toFixed(1)} s, ${e.verify_ratio.toFixed(1)}x sha256sum (target 10x), ` +
       `peak RSS ${e.verify_peak_rss_mib.toFixed(0)} MiB (target 128 MiB)`,
+  );
+}
+if (!only || only === 'proofs') {
+  const p = await proofsBench();
+  console.log(
+    `proofs, ${p.entries} entries (built in ${p.build_s.toFixed(0)} s): inclusion p50 ${p.inclusion_p50_ms.toFixed(2)} ms, p99 ${p.inclusion_p99_ms.toFixed(2)} ms; ` +
+      `consistency p50 ${p.consistency_p50_ms.toFixed(2)} ms, p99 ${p.consistency_p99_ms.toFixed(2)} ms (target 10 ms); ` +
+      `anchor with one witness, excluding the network wait: p50 ${p.anchor_local_p50_ms.toFixed(2)} ms, max ${p.anchor_local_max_ms.toFixed(2)} ms (target 50 ms); ` +
+      `with it: p50 ${p.anchor_total_p50_ms.toFixed(2)} ms`,
   );
 }

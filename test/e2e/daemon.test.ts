@@ -39,7 +39,13 @@ describe('svc daemon start (built binary, real TLS)', () => {
   it('serves TLS with the deployment certificate and answers /healthz', async () => {
     expect(daemon.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect((await call(`${daemon.url}/healthz`, { ca })).body).toEqual({ status: 'ok' });
-    expect((await call(`${daemon.url}/readyz`, { ca })).body).toEqual({ status: 'ready' });
+    expect((await call(`${daemon.url}/readyz`, { ca })).body).toEqual({
+      status: 'ready',
+      details: {
+        witnesses: { configured: 0, failing: 0 },
+        timestamps: { authority: 'noop', failing: false },
+      },
+    });
     // A client that does not trust the deployment certificate refuses the connection.
     await expect(call(`${daemon.url}/healthz`)).rejects.toThrow(/self-signed|certificate/i);
   });

@@ -128,3 +128,43 @@ export function startDaemonProcess(
     });
   });
 }
+
+/** Start `svc witness serve` and wait until it says where it listens. */
+export function startWitnessProcess(args: string[]): Promise<DaemonProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'witness', 'serve', '--listen', '127.0.0.1:0', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`witness did not start: ${err}`));
+    }, 20_000);
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1] as string,
+          child,
+          stderr: () => err,
+          stdout: () => out,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`witness exited ${code} before listening: ${err}`));
+    });
+  });
+}

@@ -84,7 +84,9 @@ describe('receipts (app.inject, real SQLite)', () => {
       effect_id: null,
       observed: false,
       occurred_at: '2026-06-01T12:00:00.000Z',
+      linked_at: '2026-06-01T12:00:00.000Z',
       record_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      leaf: expect.stringMatching(/^[0-9a-f]{64}$/),
       redacted: false,
     });
     const all = JSON.stringify((await as(f, t.alice, '/v1/receipts?limit=200')).body);

@@ -4,6 +4,17 @@ import { defineRoute } from '../route.js';
 import type { DaemonDeps } from '../deps.js';
 
 const Status = z.object({ status: z.string() });
+const Ready = Status.extend({
+  details: z
+    .object({
+      witnesses: z.object({ configured: z.number().int(), failing: z.number().int() }),
+      timestamps: z.object({ authority: z.enum(['rfc3161', 'noop']), failing: z.boolean() }),
+    })
+    .optional()
+    .describe(
+      'anchor attestations: how many witnesses failed at the last anchor, whether the timestamp authority did',
+    ),
+});
 
 export function healthRoutes(deps: DaemonDeps) {
   return [
@@ -25,7 +36,7 @@ export function healthRoutes(deps: DaemonDeps) {
       tag: 'Health',
       auth: 'none',
       responses: {
-        200: { description: 'ready', schema: Status },
+        200: { description: 'ready', schema: Ready },
         503: {
           description: 'not ready; the reason says why',
           schema: ErrorBodySchema,
@@ -38,7 +49,10 @@ export function healthRoutes(deps: DaemonDeps) {
           request.log.warn({ detail: problem.detail }, `not ready: ${problem.reason}`);
           return reply.status(503).send({ code: 'unavailable', reason: problem.reason });
         }
-        return { status: 'ready' };
+        // A failing witness or authority degrades evidence, not decisions: still ready, and
+        // said so, in counts only.
+        const details = deps.attestations?.();
+        return details === undefined ? { status: 'ready' } : { status: 'ready', details };
       },
     }),
   ];

@@ -5,6 +5,8 @@ import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
 import { ReceiptView } from '../schemas/receipt.js';
+import { ReceiptWithProof } from '../schemas/receipt-proof.js';
+import { receiptProof } from '../receipt-proof.js';
 import { IdParams } from './tasks.js';
 
 const TaskId = z.string().min(1).max(200);
@@ -17,6 +19,14 @@ const ReceiptQuery = PageQuery.extend({
     .describe('deprecated alias of task_id (the earlier variant)'),
 });
 const SCOPE = 'receipts';
+const ReceiptReadQuery = z
+  .object({
+    proof: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe('true: add the entry, its RFC 6962 inclusion proof and the latest signed head'),
+  })
+  .strict();
 
 const READERS =
   'operators, administrators and auditors read every receipt of the tenant; others the receipts they are the actor of and those of tasks they sponsor';
@@ -61,17 +71,19 @@ export function receiptRoutes(deps: DaemonDeps): AnyRoute[] {
       tag: 'Evidence',
       auth: 'token',
       params: IdParams,
+      query: ReceiptReadQuery,
       responses: {
-        200: { description: 'the receipt', schema: ReceiptView },
+        200: { description: 'the receipt; with proof=true also its proof', schema: ReceiptWithProof },
         404: {
           description: 'no such receipt in this tenant, or not one the caller may read',
           schema: ErrorBodySchema,
         },
       },
-      handler: async ({ caller, params }) => {
+      handler: async ({ caller, params, query }) => {
         const receipt = await deps.store.receipts.get(caller.actor, params.id);
         if (!receipt) throw new SvcError('not_found', `no receipt ${params.id}`);
-        return receipt;
+        if (query.proof !== 'true') return receipt;
+        return { ...receipt, proof: await receiptProof(deps.store, caller.actor, params.id) };
       },
     }),
   ];

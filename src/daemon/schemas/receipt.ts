@@ -42,7 +42,11 @@ export const ReceiptView = z
     effect_id: z.string().nullable(),
     observed: z.boolean().describe('true for effects reported by the agent: observed, never enforced'),
     occurred_at: z.string(),
+    linked_at: z.string().describe('when the entry was linked into the journal'),
     record_hash: z.string(),
+    leaf: z
+      .string()
+      .describe("hex SHA-256 of the entry's canonical preimage: what an inclusion proof proves"),
     redacted: z.boolean(),
   })
   .meta({ id: 'Receipt' });

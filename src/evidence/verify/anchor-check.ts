@@ -1,14 +1,15 @@
 import { bytesEqual } from '../bytes.js';
-import { decodeBase64, encodeHex, encodeUtf8 } from '../encoding.js';
-import { headPayload } from '../tree-head.js';
 import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
 import type { VerifierState } from './state.js';
+import { checkTimestamp } from './timestamp-check.js';
+import { tallyWitnesses } from './witness-check.js';
 
 /**
- * One anchor line (§6): where it stands, what it covers, who signed it. Timestamps and
- * witness cosignatures are counted and their encodings checked, but not verified: RFC 3161
- * and witness checking come later, so the report never calls them verified.
+ * One anchor line (§6): where it stands, what it covers, who signed it, when an authority
+ * says it existed (§6.1, timestamp-check.ts) and which witnesses cosigned it (§6.2,
+ * witness-check.ts). Timestamps verify only under --tsa-cert roots, cosignatures only under
+ * pinned witness keys: nothing in the file vouches for itself.
  */
 export function checkAnchor(state: VerifierState, at: number, anchor: JsonObject): void {
   state.counts.anchors += 1;
@@ -19,8 +20,8 @@ export function checkAnchor(state: VerifierState, at: number, anchor: JsonObject
     const key = checkTreeHead(state, at, head, 'anchor head', keyId);
     checkKeyNaming(state, at, keyId, key?.keyId, asString(anchor.algorithm));
   }
-  checkTimestamp(state, at, asObject(anchor.timestamp), head);
-  checkWitnesses(state, at, anchor.witnesses);
+  checkAnchorTimestamp(state, at, asObject(anchor.timestamp), head);
+  checkAnchorWitnesses(state, at, head, anchor.witnesses);
   state.previousKind = 'anchor';
 }
 
@@ -89,52 +90,50 @@ function checkKeyNaming(
   }
 }
 
-/** §6.1, the parts that need no trust roots: the digest binds the timestamp to this head. */
-function checkTimestamp(
+/** §6.1: the anchor's timestamp status; a token check against roots settles before the next line. */
+function checkAnchorTimestamp(
   state: VerifierState,
   at: number,
   timestamp: JsonObject | undefined,
   head: JsonObject | undefined,
 ): void {
-  if (timestamp === undefined) {
-    state.timestamps.absent += 1;
-    return;
-  }
-  if (timestamp.noop === true) state.timestamps.noop += 1;
-  else state.timestamps.unverified += 1;
-  const token = asString(timestamp.token);
-  if (token !== undefined && decodeBase64(token) === undefined) {
-    state.sink.add('malformed_base64', at, 'timestamp token is not strict base64');
-  }
-  const digest = asString(timestamp.digest);
-  if (digest === undefined || head === undefined) return;
-  let expected: string;
-  try {
-    expected = encodeHex(state.crypto.sha256(encodeUtf8(headPayload(head))));
-  } catch {
-    return; // a lone surrogate, already reported
-  }
-  if (digest !== expected) {
-    state.sink.add(
-      'timestamp_digest_mismatch',
-      at,
-      `timestamp digest is not H(head_payload) of this anchor's head`,
-    );
-  }
+  const ctx = { crypto: state.crypto, sink: state.sink, tsaRoots: state.attestation.tsaRoots };
+  const status = checkTimestamp(ctx, at, timestamp, head);
+  if (typeof status === 'string') state.timestamps[status] += 1;
+  else state.pending.push(status.then((settled) => (state.timestamps[settled] += 1)));
 }
 
-function checkWitnesses(state: VerifierState, at: number, witnesses: unknown): void {
-  if (!Array.isArray(witnesses) || witnesses.length === 0) return;
-  state.witnesses.anchors += 1;
-  witnesses.forEach((item: unknown, i) => {
-    const witness = asObject(item);
-    if (witness === undefined) return;
-    state.witnesses.cosignatures += 1;
-    for (const field of ['signature', 'public_key'] as const) {
-      const value = asString(witness[field]);
-      if (value !== undefined && decodeBase64(value) === undefined) {
-        state.sink.add('malformed_base64', at, `witnesses/${i}/${field} is not strict base64`);
-      }
-    }
-  });
+/** §6.2: verify what is pinned, count what is independent, remember the last anchor's count. */
+function checkAnchorWitnesses(
+  state: VerifierState,
+  at: number,
+  head: JsonObject | undefined,
+  witnesses: unknown,
+): void {
+  const hasWitnesses = Array.isArray(witnesses) && witnesses.length > 0;
+  if (hasWitnesses) state.witnesses.anchors += 1;
+  const tally =
+    head === undefined
+      ? undefined
+      : tallyWitnesses(
+          {
+            crypto: state.crypto,
+            sink: state.sink,
+            pins: state.attestation.pins,
+            logKeys: state.trustedKeys,
+          },
+          at,
+          head,
+          witnesses,
+        );
+  if (tally !== undefined) {
+    state.witnesses.cosignatures += tally.cosignatures;
+    state.witnesses.verified += tally.verified;
+    state.witnesses.unpinned += tally.unpinned;
+    state.witnesses.notCounted += tally.notCounted;
+  }
+  const treeSize = asSafeInteger(head?.tree_size);
+  if (treeSize !== undefined && treeSize >= (state.lastAnchorWitnesses?.treeSize ?? 0)) {
+    state.lastAnchorWitnesses = { line: at, treeSize, independent: tally?.independent ?? 0 };
+  }
 }

@@ -1,3 +1,5 @@
+import { ATTESTATION_FINDING_CODES } from './attestation-findings.js';
+
 /**
  * Every finding the verifier can report. Codes are stable: tools and the tamper suite
  * match on them, so a code is never renamed or reused; README.md documents each one.
@@ -63,6 +65,8 @@ export const FINDING_CODES = {
   redaction_incomplete: 'an entry inside a redaction range is not redacted under it',
   redaction_record_missing: 'redacted entries with no later redaction record carrying the same tombstone',
   redaction_record_invalid: 'a redaction record that is not an allowed svc.journal.redact entry',
+  // Timestamps and witnesses (§6.1, §6.2)
+  ...ATTESTATION_FINDING_CODES,
 } as const;
 
 export type FindingCode = keyof typeof FINDING_CODES;

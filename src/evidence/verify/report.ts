@@ -34,10 +34,18 @@ export interface VerificationReport {
     redactedEntries: number;
     redactionRanges: number;
   };
-  /** Per-anchor timestamp status (§6.1); `verified` is never reported by this verifier. */
-  timestamps: { absent: number; noop: number; unverified: number };
-  /** Witness cosignatures found (§6.2); none is verified by this verifier yet. */
-  witnesses: { anchorsWithWitnesses: number; cosignatures: number };
+  /** Per-anchor timestamp status (§6.1): verified only under --tsa-cert roots. */
+  timestamps: { absent: number; noop: number; unverified: number; verified: number; invalid: number };
+  /** Witness cosignatures (§6.2); `lastAnchorIndependent` is what --require-witnesses counts. */
+  witnesses: {
+    anchorsWithWitnesses: number;
+    cosignatures: number;
+    verified: number;
+    unpinned: number;
+    notCounted: number;
+    lastAnchorIndependent: number;
+    required: number;
+  };
   trustedKeyIds: string[];
   establishes: string;
   doesNotEstablish: readonly string[];
@@ -56,23 +64,7 @@ export function buildReport(state: VerifierState): VerificationReport {
     counts.anchors === 0 && state.header?.preAnchor === true ? PRE_ANCHOR_QUALIFIER : undefined;
   const qualifiers = [redaction, preAnchor].filter((q): q is string => q !== undefined);
 
-  const notes: string[] = [];
-  if (timestamps.unverified > 0) {
-    notes.push(
-      `${plural(timestamps.unverified, 'timestamp', 'timestamps')} present, not verified (RFC 3161 checking is not implemented)`,
-    );
-  }
-  if (timestamps.noop > 0) {
-    const what = timestamps.noop === 1 ? 'a placeholder' : 'placeholders';
-    notes.push(
-      `${plural(timestamps.noop, 'noop timestamp', 'noop timestamps')}: ${what}, not third-party attestation`,
-    );
-  }
-  if (witnesses.cosignatures > 0) {
-    notes.push(
-      `${plural(witnesses.cosignatures, 'witness cosignature', 'witness cosignatures')} present, not verified (witness checking is not implemented)`,
-    );
-  }
+  const notes = attestationNotes(state);
 
   const summary =
     result === 'fail'
@@ -94,9 +86,58 @@ export function buildReport(state: VerifierState): VerificationReport {
       redactionRanges: redactions.ranges,
     },
     timestamps: { ...timestamps },
-    witnesses: { anchorsWithWitnesses: witnesses.anchors, cosignatures: witnesses.cosignatures },
+    witnesses: {
+      anchorsWithWitnesses: witnesses.anchors,
+      cosignatures: witnesses.cosignatures,
+      verified: witnesses.verified,
+      unpinned: witnesses.unpinned,
+      notCounted: witnesses.notCounted,
+      lastAnchorIndependent: state.lastAnchorWitnesses?.independent ?? 0,
+      required: state.attestation.requireWitnesses,
+    },
     trustedKeyIds: state.trustedKeys.map((key) => key.keyId),
     establishes: PASS_ESTABLISHES,
     doesNotEstablish: PASS_DOES_NOT_ESTABLISH,
   };
+}
+
+/** What the file holds that speaks to time and independence, and how far it was checked. */
+function attestationNotes(state: VerifierState): string[] {
+  const { timestamps, witnesses } = state;
+  const notes: string[] = [];
+  if (timestamps.verified > 0) {
+    notes.push(
+      `${plural(timestamps.verified, 'timestamp', 'timestamps')} verified under the given --tsa-cert roots`,
+    );
+  }
+  if (timestamps.unverified > 0) {
+    notes.push(
+      `${plural(timestamps.unverified, 'timestamp', 'timestamps')} present, not verified (no --tsa-cert roots given)`,
+    );
+  }
+  if (timestamps.noop > 0) {
+    const what = timestamps.noop === 1 ? 'a placeholder' : 'placeholders';
+    notes.push(
+      `${plural(timestamps.noop, 'noop timestamp', 'noop timestamps')}: ${what}, not third-party attestation`,
+    );
+  }
+  if (witnesses.unpinned > 0) {
+    notes.push(
+      `${plural(witnesses.unpinned, 'witness cosignature', 'witness cosignatures')} present, not verified (no --witness-key pinned for their ids)`,
+    );
+  }
+  if (witnesses.notCounted > 0) {
+    notes.push(
+      `${plural(witnesses.notCounted, 'verified cosignature', 'verified cosignatures')} not counted as independent (a log key, a repeated witness, or a carried key other than the pinned one)`,
+    );
+  }
+  if (witnesses.verified > 0 || state.attestation.requireWitnesses > 0) {
+    const last = state.lastAnchorWitnesses;
+    notes.push(
+      last === undefined
+        ? 'no anchor, so no witness cosigned the log'
+        : `${plural(last.independent, 'independent witness', 'independent witnesses')} cosigned the last anchor (tree_size ${last.treeSize})`,
+    );
+  }
+  return notes;
 }

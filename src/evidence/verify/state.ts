@@ -3,7 +3,9 @@ import type { LineKind } from '../export-line.js';
 import { MerkleFrontier } from '../merkle-frontier.js';
 import type { FindingSink } from './findings.js';
 import { RedactionTracker } from './redaction-tracker.js';
-import type { TrustedKey } from './trust.js';
+import type * as pkijs from 'pkijs';
+import type { TimestampStatus } from './timestamp-check.js';
+import type { PinnedWitness, TrustedKey } from './trust.js';
 
 /** What the header claims, kept for the checks that can only run at the end of the file. */
 export interface HeaderFacts {
@@ -33,8 +35,26 @@ export interface VerifierState {
   lastAnchorTreeSize: number;
   furthestAnchor?: { line: number; treeSize: number };
   counts: { lines: number; entries: number; anchors: number };
-  timestamps: { absent: number; noop: number; unverified: number };
-  witnesses: { anchors: number; cosignatures: number };
+  timestamps: Record<TimestampStatus, number>;
+  witnesses: {
+    anchors: number;
+    cosignatures: number;
+    verified: number;
+    unpinned: number;
+    notCounted: number;
+  };
+  /** Trust for §6.1 and §6.2, given out of band. */
+  readonly attestation: AttestationTrust;
+  /** Independent cosignatures of the anchor with the largest tree size so far. */
+  lastAnchorWitnesses?: { line: number; treeSize: number; independent: number };
+  /** Token checks in flight (WebCrypto is asynchronous); settled before the next line. */
+  pending: Promise<unknown>[];
+}
+
+export interface AttestationTrust {
+  tsaRoots: readonly pkijs.Certificate[];
+  pins: ReadonlyMap<string, PinnedWitness>;
+  requireWitnesses: number;
 }
 
 export function newVerifierState(
@@ -42,6 +62,7 @@ export function newVerifierState(
   trustedKeys: readonly TrustedKey[],
   requireAnchors: boolean,
   sink: FindingSink,
+  attestation: AttestationTrust = { tsaRoots: [], pins: new Map(), requireWitnesses: 0 },
 ): VerifierState {
   return {
     crypto,
@@ -53,7 +74,9 @@ export function newVerifierState(
     nextSequence: 1,
     lastAnchorTreeSize: 0,
     counts: { lines: 0, entries: 0, anchors: 0 },
-    timestamps: { absent: 0, noop: 0, unverified: 0 },
-    witnesses: { anchors: 0, cosignatures: 0 },
+    timestamps: { absent: 0, noop: 0, unverified: 0, verified: 0, invalid: 0 },
+    witnesses: { anchors: 0, cosignatures: 0, verified: 0, unpinned: 0, notCounted: 0 },
+    attestation,
+    pending: [],
   };
 }

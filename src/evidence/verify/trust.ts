@@ -9,6 +9,39 @@ export interface TrustOptions {
   publicKeys: readonly Uint8Array[];
   /** Fail an export that has no anchors even when it declares pre_anchor (--require-anchors). */
   requireAnchors?: boolean;
+  /** RFC 3161 trust roots (DER X.509, --tsa-cert); without any, tokens are reported unverified. */
+  tsaRoots?: readonly Uint8Array[];
+  /** Pinned witnesses (--witness-key ID=KEY): raw 32-byte Ed25519 keys by witness id. */
+  witnessKeys?: readonly { id: string; key: Uint8Array }[];
+  /** Fail unless at least this many independent witnesses cosigned the last anchor (§6.2). */
+  requireWitnesses?: number;
+}
+
+export interface PinnedWitness {
+  id: string;
+  key: Uint8Array;
+}
+
+/** Check the pinned witnesses: caller input, so problems throw (exit 2), like the log keys. */
+export function pinnedWitnessesFrom(options: TrustOptions): Map<string, PinnedWitness> {
+  const pins = new Map<string, PinnedWitness>();
+  for (const { id, key } of options.witnessKeys ?? []) {
+    if (typeof id !== 'string' || id.length === 0) throw new TypeError('a pinned witness needs an id');
+    if (!(key instanceof Uint8Array))
+      throw new TypeError(`witness ${id}: a pinned key is the 32 raw key bytes`);
+    const problem = ed25519PublicKeyProblem(key);
+    if (problem) throw new RangeError(`witness ${id}: pinned key refused: ${problem}`);
+    const previous = pins.get(id);
+    if (previous !== undefined && !bytesEqual(previous.key, key)) {
+      throw new RangeError(`witness ${id} is pinned to two different keys`);
+    }
+    pins.set(id, { id, key: new Uint8Array(key) });
+  }
+  const required = options.requireWitnesses ?? 0;
+  if (!Number.isSafeInteger(required) || required < 0) {
+    throw new RangeError('the number of required witnesses is an integer >= 0');
+  }
+  return pins;
 }
 
 export interface TrustedKey {

@@ -7,7 +7,8 @@ import { inspectLine, type InspectedLine } from './line-inspector.js';
 import { readLines, type ExportSource } from './line-reader.js';
 import { buildReport, type VerificationReport } from './report.js';
 import { newVerifierState, type VerifierState } from './state.js';
-import { trustedKeysFrom, type TrustOptions } from './trust.js';
+import { parseTsaRoots } from '../timestamp/token-check.js';
+import { pinnedWitnessesFrom, trustedKeysFrom, type TrustOptions } from './trust.js';
 
 export interface VerifyOptions extends TrustOptions {
   /** Findings kept in the report; more are counted in findingsOmitted. Default 1000. */
@@ -26,7 +27,17 @@ class ExportVerifier {
   constructor(options: VerifyOptions, crypto: CryptoProvider) {
     const trustedKeys = trustedKeysFrom(options, crypto.sha256);
     const sink = new FindingSink(options.maxFindings ?? 1000);
-    this.state = newVerifierState(crypto, trustedKeys, options.requireAnchors === true, sink);
+    this.state = newVerifierState(crypto, trustedKeys, options.requireAnchors === true, sink, {
+      tsaRoots: tsaRootsFrom(options),
+      pins: pinnedWitnessesFrom(options),
+      requireWitnesses: options.requireWitnesses ?? 0,
+    });
+  }
+
+  /** Let token checks in flight finish; anchors are rare, so this is almost always a no-op. */
+  async settle(): Promise<void> {
+    const { pending } = this.state;
+    while (pending.length > 0) await pending.shift();
   }
 
   consume(line: InspectedLine): void {
@@ -43,6 +54,7 @@ class ExportVerifier {
     checkHeaderPresent(state);
     checkHeaderHead(state);
     checkAnchoring(state);
+    checkWitnessRequirement(state);
     state.redactions.finish();
     return buildReport(state);
   }
@@ -60,7 +72,10 @@ export async function verifyExport(
   crypto: CryptoProvider,
 ): Promise<VerificationReport> {
   const verifier = new ExportVerifier(options, crypto);
-  for await (const raw of readLines(source)) verifier.consume(inspectLine(raw, crypto.sha256));
+  for await (const raw of readLines(source)) {
+    verifier.consume(inspectLine(raw, crypto.sha256));
+    await verifier.settle();
+  }
   return verifier.finish();
 }
 
@@ -105,4 +120,28 @@ function checkAnchoring(state: VerifierState): void {
       'a pre-anchor export (no anchors, timestamps or witnesses) while anchors are required',
     );
   }
+}
+
+function tsaRootsFrom(options: TrustOptions): ReturnType<typeof parseTsaRoots> {
+  try {
+    return parseTsaRoots(options.tsaRoots ?? []);
+  } catch (err) {
+    throw new TypeError(`a timestamp trust root is not a DER X.509 certificate: ${(err as Error).message}`);
+  }
+}
+
+/** §6.2 --require-witnesses: independent cosignatures of the last anchor, by tree size. */
+function checkWitnessRequirement(state: VerifierState): void {
+  const required = state.attestation.requireWitnesses;
+  if (required <= 0) return;
+  const last = state.lastAnchorWitnesses;
+  const got = last?.independent ?? 0;
+  if (got >= required) return;
+  state.sink.add(
+    'witnesses_required',
+    last?.line ?? state.header?.line ?? null,
+    last === undefined
+      ? `no anchor to be cosigned; ${required} independent witnesses are required`
+      : `${got} independent witnesses cosigned the last anchor (tree_size ${last.treeSize}); ${required} are required`,
+  );
 }

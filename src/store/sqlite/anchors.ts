@@ -2,6 +2,7 @@ import { SvcError } from '../../core/errors.js';
 import { logHead } from '../../evidence/log-head.js';
 import { logIdFor } from '../../evidence/log-id.js';
 import { sha256 } from '../../evidence/node-crypto.js';
+import type { Timestamp, Witness } from '../../evidence/export-line.js';
 import { signTreeHead, type TreeHead } from '../../evidence/tree-head.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
@@ -106,6 +107,86 @@ export class SqliteAnchors implements AnchorRepo {
     const rows = prep(this.db, 'SELECT * FROM anchors WHERE tenant_id = ? ORDER BY tree_size').all(
       tenantId,
     ) as AnchorRow[];
-    return rows.map(toStoredHead);
+    return rows.map((r) => withAttestations(this.db, toStoredHead(r)));
   }
+
+  async latest(tenantId: string): Promise<StoredHead | undefined> {
+    const row = prep(
+      this.db,
+      'SELECT * FROM anchors WHERE tenant_id = ? ORDER BY tree_size DESC LIMIT 1',
+    ).get(tenantId) as AnchorRow | undefined;
+    return row && withAttestations(this.db, toStoredHead(row));
+  }
+
+  async recordTimestamp(tenantId: string, treeSize: number, t: Timestamp): Promise<void> {
+    try {
+      prep(
+        this.db,
+        `INSERT INTO anchor_timestamps (tenant_id, tree_size, authority, digest, time, token, noop)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(tenantId, treeSize, t.authority, t.digest, t.time, t.token ?? null, t.noop === true ? 1 : 0);
+    } catch (err) {
+      throw storeError(err, `the timestamp of tenant ${tenantId}'s head at size ${treeSize}`);
+    }
+  }
+
+  async recordWitness(tenantId: string, treeSize: number, w: Witness): Promise<void> {
+    try {
+      prep(
+        this.db,
+        `INSERT INTO anchor_witnesses (tenant_id, tree_size, witness_id, public_key, signature, signed_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ).run(tenantId, treeSize, w.witness_id, w.public_key ?? '', w.signature, w.signed_at);
+    } catch (err) {
+      throw storeError(err, `witness ${w.witness_id}'s cosignature of size ${treeSize}`);
+    }
+  }
+}
+
+interface TimestampRow {
+  authority: string;
+  digest: string;
+  time: string;
+  token: string | null;
+  noop: number;
+}
+
+interface WitnessRow {
+  witness_id: string;
+  public_key: string;
+  signature: string;
+  signed_at: string;
+}
+
+/** The head with the timestamp and cosignatures recorded for it (two small indexed reads). */
+export function withAttestations(db: Db, stored: StoredHead): StoredHead {
+  const size = stored.head.tree_size;
+  const t = prep(
+    db,
+    'SELECT authority, digest, time, token, noop FROM anchor_timestamps WHERE tenant_id = ? AND tree_size = ?',
+  ).get(stored.tenantId, size) as TimestampRow | undefined;
+  const witnesses = prep(
+    db,
+    `SELECT witness_id, public_key, signature, signed_at FROM anchor_witnesses
+     WHERE tenant_id = ? AND tree_size = ? ORDER BY witness_id`,
+  ).all(stored.tenantId, size) as WitnessRow[];
+  const out: StoredHead = { ...stored };
+  if (t !== undefined) {
+    out.timestamp = {
+      authority: t.authority,
+      digest: t.digest,
+      time: t.time,
+      ...(t.token !== null ? { token: t.token } : {}),
+      ...(t.noop === 1 ? { noop: true } : {}),
+    };
+  }
+  if (witnesses.length > 0) {
+    out.witnesses = witnesses.map((w) => ({
+      witness_id: w.witness_id,
+      ...(w.public_key !== '' ? { public_key: w.public_key } : {}),
+      signature: w.signature,
+      signed_at: w.signed_at,
+    }));
+  }
+  return out;
 }

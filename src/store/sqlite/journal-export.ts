@@ -2,13 +2,13 @@ import { formatUsd } from '../../core/money.js';
 import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
-import { toStoredHead, type AnchorRow } from './anchors.js';
+import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
 import { openDatabase, type Db } from './database.js';
 
 /** Rows per read: large enough to amortise a query, small enough that memory stays flat. */
 const PAGE = 2000;
 
-interface EntryRow {
+export interface EntryRow {
   tenant_id: string;
   sequence: bigint;
   record_hash: string;
@@ -25,6 +25,10 @@ interface EntryRow {
   chain_hash: string;
   leaf: string;
 }
+
+/** The journal columns an entry line is made of, for a query over `journal j`. */
+export const ENTRY_LINE_COLUMNS = `j.tenant_id, j.sequence, j.record_hash, j.intent_id, j.actor_id, j.capability,
+  j.tier, j.allowed, j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.tombstone, j.chain_hash, j.leaf`;
 
 export function entryLineOf(r: EntryRow): EntryLine {
   const line: EntryLine = {
@@ -110,8 +114,8 @@ class SqliteJournalSnapshot implements JournalSnapshot {
         batch.push(entry);
         after = entry.sequence;
         while (anchors.length > 0 && anchors[0]!.tree_size <= after) {
-          const a = toStoredHead(anchors.shift()!);
-          if (a.head.tree_size !== opts.skipAnchorAt) batch.push(anchorLine(a.head, a.keyId));
+          const a = withAttestations(this.db, toStoredHead(anchors.shift()!));
+          if (a.head.tree_size !== opts.skipAnchorAt) batch.push(anchorLine(a.head, a.keyId, a));
           if (anchors.length === 0) anchors = this.anchorPage(a.head.tree_size, size);
         }
       }

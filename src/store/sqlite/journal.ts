@@ -58,6 +58,7 @@ export interface Appended {
 export class JournalWriter {
   private readonly writeState;
   private readonly insert;
+  private readonly insertNode;
 
   constructor(private readonly db: Db) {
     this.writeState = db.prepare(
@@ -69,6 +70,9 @@ export class JournalWriter {
          capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.insertNode = db.prepare(
+      'INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
+    );
   }
 
   append(a: JournalAppend, linkedAt: string): Appended {
@@ -78,7 +82,11 @@ export class JournalWriter {
     // stored record re-hashes to the published value.
     const canonical = cjson(a.record);
     const hash = encodeHex(sha256(encodeUtf8(canonical)));
-    const { entry, state: next } = linkEntry(
+    const {
+      entry,
+      state: next,
+      subtrees,
+    } = linkEntry(
       state,
       {
         tenant_id: a.tenantId,
@@ -117,7 +125,14 @@ export class JournalWriter {
       entry.leaf,
       entry.chain_hash,
     );
+    // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
+    for (const node of subtrees) this.insertNode.run(a.tenantId, node.level, node.index, blob(node.hash));
     this.writeState.run(a.tenantId, next.size, next.chainHash, JSON.stringify(next.frontier));
     return { sequence: entry.sequence, receiptId: a.receiptId, recordHash: hash };
   }
+}
+
+/** better-sqlite3 binds Buffers, not plain Uint8Arrays: a view, no copy. */
+export function blob(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -456,4 +456,50 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX console_sessions_expiry ON console_sessions(expires_at);
   `,
+  // 8: proofs, timestamps and witnesses. merkle_nodes holds every complete Merkle subtree of
+  // level >= 1 (level 0 is the journal's leaf), written with the append that finishes it, so
+  // any inclusion or consistency proof is O(log n) reads. Journals older than this table are
+  // listed in merkle_backfill and filled in at the next open (store.ts). An anchor's RFC 3161
+  // timestamp and its witness cosignatures arrive after the head is signed (network calls
+  // never hold the write lock), so they live beside the immutable anchors, written once.
+  `
+  CREATE TABLE merkle_nodes (
+    tenant_id TEXT NOT NULL,
+    level INTEGER NOT NULL CHECK (level >= 1),
+    idx INTEGER NOT NULL CHECK (idx >= 0),
+    hash BLOB NOT NULL CHECK (length(hash) = 32),
+    PRIMARY KEY (tenant_id, level, idx)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE merkle_backfill (
+    tenant_id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL
+  ) STRICT;
+  INSERT INTO merkle_backfill (tenant_id, size) SELECT tenant_id, size FROM journal_state WHERE size >= 2;
+
+  CREATE TABLE anchor_timestamps (
+    tenant_id TEXT NOT NULL,
+    tree_size INTEGER NOT NULL,
+    authority TEXT NOT NULL,
+    digest TEXT NOT NULL CHECK (length(digest) = 64),
+    time TEXT NOT NULL,
+    token TEXT,
+    noop INTEGER NOT NULL CHECK (noop IN (0, 1)),
+    PRIMARY KEY (tenant_id, tree_size),
+    FOREIGN KEY (tenant_id, tree_size) REFERENCES anchors(tenant_id, tree_size)
+  ) STRICT;
+  CREATE TABLE anchor_witnesses (
+    tenant_id TEXT NOT NULL,
+    tree_size INTEGER NOT NULL,
+    witness_id TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    signed_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, tree_size, witness_id),
+    FOREIGN KEY (tenant_id, tree_size) REFERENCES anchors(tenant_id, tree_size)
+  ) STRICT;
+  CREATE TRIGGER anchor_timestamps_no_update BEFORE UPDATE ON anchor_timestamps
+    BEGIN SELECT RAISE(ABORT, 'an anchor timestamp is never changed'); END;
+  CREATE TRIGGER anchor_witnesses_no_update BEFORE UPDATE ON anchor_witnesses
+    BEGIN SELECT RAISE(ABORT, 'a witness cosignature is never changed'); END;
+  `,
 ];

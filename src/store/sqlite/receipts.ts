@@ -3,7 +3,9 @@ import { SvcError } from '../../core/errors.js';
 import { readsWholeTenant } from '../../core/readers.js';
 import { publishReceipt, type PublishedReceipt } from '../../core/receipt.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
+import type { EntryLine } from '../../evidence/export-line.js';
 import type { Db } from './database.js';
+import { entryLineOf, ENTRY_LINE_COLUMNS, type EntryRow } from './journal-export.js';
 import { keysetPage } from './keyset.js';
 
 interface JournalSelectRow {
@@ -18,7 +20,9 @@ interface JournalSelectRow {
   grant_id: string;
   amount_micros: bigint;
   occurred_at: string;
+  linked_at: string;
   record_hash: string;
+  leaf: string;
   record: string;
   tombstone: string | null;
 }
@@ -32,7 +36,7 @@ interface PageParams {
 }
 
 const COLUMNS = `j.receipt_id, j.sequence, j.kind, j.task_id, j.intent_id, j.actor_id, j.capability, j.allowed,
-  j.grant_id, j.amount_micros, j.occurred_at, j.record_hash, j.record, j.tombstone`;
+  j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.record_hash, j.leaf, j.record, j.tombstone`;
 
 // A receipt is the viewer's when the viewer acted, or when it belongs to a task the viewer sponsors.
 const READABLE = `(@all = 1 OR j.actor_id = @viewer OR EXISTS (SELECT 1 FROM tasks t
@@ -63,7 +67,9 @@ function publish(r: JournalSelectRow): PublishedReceipt {
     grantId: r.grant_id,
     amountMicros: r.amount_micros,
     occurredAt: r.occurred_at,
+    linkedAt: r.linked_at,
     recordHash: r.record_hash,
+    leaf: r.leaf,
     record: r.record,
     tombstone: r.tombstone,
   });
@@ -81,6 +87,11 @@ export class SqliteReceipts implements Receipts {
       one: db
         .prepare<[Omit<PageParams, 'after' | 'limit'> & { receipt: string }], JournalSelectRow>(
           `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND j.receipt_id = @receipt AND ${READABLE}`,
+        )
+        .safeIntegers(true),
+      entry: db
+        .prepare<[Omit<PageParams, 'task' | 'after' | 'limit'> & { receipt: string }], EntryRow>(
+          `SELECT ${ENTRY_LINE_COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND j.receipt_id = @receipt AND ${READABLE}`,
         )
         .safeIntegers(true),
       task: db
@@ -122,5 +133,15 @@ export class SqliteReceipts implements Receipts {
       receipt: receiptId,
     });
     return row && publish(row);
+  }
+
+  async entryOf(viewer: Actor, receiptId: string): Promise<EntryLine | undefined> {
+    const row = this.q.entry.get({
+      tenant: viewer.tenantId,
+      all: readsWholeTenant(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      receipt: receiptId,
+    });
+    return row && entryLineOf(row);
   }
 }

@@ -16,6 +16,7 @@ import { SqliteExecutions } from './executions.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
 import { SqliteJournalExports } from './journal-export.js';
 import { SqliteManagerCards } from './manager-cards.js';
+import { backfillMerkleNodes, SqliteMerkleProofs } from './merkle-nodes.js';
 import { SqliteSigningKeys } from './keys.js';
 import { SqlitePermissions } from './permissions.js';
 import { SqlitePolicies } from './policies.js';
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly managerCards: SqliteManagerCards;
   readonly entitlements: SqliteEntitlements;
   readonly channels: SqliteChannels;
+  readonly proofs: SqliteMerkleProofs;
 
   private constructor(
     readonly db: Db,
@@ -87,6 +89,7 @@ export class SqliteStore implements Store {
     this.managerCards = new SqliteManagerCards(db);
     this.entitlements = new SqliteEntitlements(db);
     this.channels = new SqliteChannels(db);
+    this.proofs = new SqliteMerkleProofs(db);
   }
 
   /**
@@ -95,11 +98,9 @@ export class SqliteStore implements Store {
    * `lockWait`: see write-lock.ts.
    */
   static open(file: string, opts: { clock?: () => Date; lockWait?: LockWait } = {}): SqliteStore {
-    return new SqliteStore(
-      openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {}),
-      opts.clock ?? (() => new Date()),
-      thisProcess(),
-    );
+    const db = openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {});
+    backfillMerkleNodes(db);
+    return new SqliteStore(db, opts.clock ?? (() => new Date()), thisProcess());
   }
 
   async ping(): Promise<void> {

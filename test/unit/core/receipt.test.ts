@@ -13,7 +13,9 @@ const row: JournalRow = {
   grantId: 'grt_1',
   amountMicros: 1_500_000n,
   occurredAt: '2026-06-01T12:00:00.000Z',
+  linkedAt: '2026-06-01T12:00:00.001Z',
   recordHash: 'ab'.repeat(32),
+  leaf: 'ef'.repeat(32),
   record: JSON.stringify({
     action: 'read',
     intent: 'look up a contact',
@@ -39,6 +41,8 @@ describe('publishReceipt', () => {
       effect_id: 'eff-9',
       amount_usd: 1.5,
       grant_id: 'grt_1',
+      linked_at: '2026-06-01T12:00:00.001Z',
+      leaf: 'ef'.repeat(32),
       redacted: false,
     });
     const text = JSON.stringify(r);

@@ -44,11 +44,19 @@ describe('verifier: the project vector passes, with its qualifiers and limits', 
       redactedEntries: 2,
       redactionRanges: 1,
     });
-    expect(report.timestamps).toEqual({ absent: 1, noop: 1, unverified: 0 });
-    expect(report.witnesses).toEqual({ anchorsWithWitnesses: 1, cosignatures: 1 });
+    expect(report.timestamps).toEqual({ absent: 1, noop: 1, unverified: 0, verified: 0, invalid: 0 });
+    expect(report.witnesses).toEqual({
+      anchorsWithWitnesses: 1,
+      cosignatures: 1,
+      verified: 0,
+      unpinned: 1,
+      notCounted: 0,
+      lastAnchorIndependent: 0,
+      required: 0,
+    });
     expect(report.notes).toEqual([
       '1 noop timestamp: a placeholder, not third-party attestation',
-      '1 witness cosignature present, not verified (witness checking is not implemented)',
+      '1 witness cosignature present, not verified (no --witness-key pinned for their ids)',
     ]);
     expect(report.trustedKeyIds).toEqual(['ed25519-21fe31dfa154a261']);
   });
@@ -67,10 +75,10 @@ describe('verifier: the project vector passes, with its qualifiers and limits', 
     expect(fail.result).toBe('fail');
   });
 
-  it('never reports a timestamp or a witness as verified', async () => {
+  it('never reports a timestamp or a witness as verified without trust given out of band', async () => {
     const report = await verify(VECTOR_TEXT);
-    expect(Object.keys(report.timestamps)).not.toContain('verified');
-    expect(Object.keys(report.witnesses)).not.toContain('verified');
+    expect(report.timestamps.verified).toBe(0);
+    expect(report.witnesses.verified).toBe(0);
     for (const note of report.notes) expect(note).toMatch(/not verified|not third-party attestation/);
   });
 
