@@ -91,13 +91,17 @@ export type ExtensionCode = keyof typeof EXTENSION_CODES;
  */
 export const CLIENT_CODES = ['outcome_unknown', 'invalid_response', 'unreachable'] as const;
 export type ClientCode = (typeof CLIENT_CODES)[number];
-export type ErrorCode = ErrorKind | ExtensionCode | ClientCode;
+/** Codes of the witness (`svc witness serve`), a service of its own beside the daemon. */
+export const WITNESS_CODES = ['unknown_log', 'wrong_log', 'empty_tree', 'rollback', 'fork', 'bad_proof'] as const;
+export type WitnessCode = (typeof WITNESS_CODES)[number];
+export type ErrorCode = ErrorKind | ExtensionCode | ClientCode | WitnessCode;
 
 export function isErrorCode(code: string): code is ErrorCode {
   return (
     (ERROR_CODES as readonly string[]).includes(code) ||
     Object.hasOwn(EXTENSION_CODES, code) ||
-    (CLIENT_CODES as readonly string[]).includes(code)
+    (CLIENT_CODES as readonly string[]).includes(code) ||
+    (WITNESS_CODES as readonly string[]).includes(code)
   );
 }
 
