@@ -92,7 +92,14 @@ export type ExtensionCode = keyof typeof EXTENSION_CODES;
 export const CLIENT_CODES = ['outcome_unknown', 'invalid_response', 'unreachable'] as const;
 export type ClientCode = (typeof CLIENT_CODES)[number];
 /** Codes of the witness (`svc witness serve`), a service of its own beside the daemon. */
-export const WITNESS_CODES = ['unknown_log', 'wrong_log', 'empty_tree', 'rollback', 'fork', 'bad_proof'] as const;
+export const WITNESS_CODES = [
+  'unknown_log',
+  'wrong_log',
+  'empty_tree',
+  'rollback',
+  'fork',
+  'bad_proof',
+] as const;
 export type WitnessCode = (typeof WITNESS_CODES)[number];
 export type ErrorCode = ErrorKind | ExtensionCode | ClientCode | WitnessCode;
 
