@@ -35,7 +35,7 @@ export default class Verify extends SvcCommand {
       publicKeys: keys,
       requireAnchors: flags['require-anchors'],
     });
-    if (!this.jsonEnabled()) this.log(renderReport(args.file, report));
+    if (!this.jsonEnabled()) this.show(() => renderReport(args.file, report));
     process.exitCode = report.result === 'pass' ? EXIT.ok : EXIT.failure;
     return { ...report, file: args.file };
   }

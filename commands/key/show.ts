@@ -28,7 +28,7 @@ export default class KeyShow extends DataDirCommand {
         k.public_key,
         k.created_at,
       ]);
-      this.log(renderTable(['key id', 'status', 'algorithm', 'public key (base64)', 'created'], rows));
+      this.show(() => renderTable(['key id', 'status', 'algorithm', 'public key (base64)', 'created'], rows));
     }
     return flags.all ? { ...active, keys: all } : active;
   }

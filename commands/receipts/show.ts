@@ -14,7 +14,7 @@ export default class ReceiptsShow extends DaemonCommand {
     const receipt = await this.withDaemon(flags, (client) =>
       client.get<ReceiptView>(`/v1/receipts/${segment(args.id)}`),
     );
-    this.log(renderRecord(receipt));
+    this.show(() => renderRecord(receipt));
     return receipt;
   }
 }

@@ -52,9 +52,9 @@ describe('svc provisioning commands', () => {
       key_id: expect.stringMatching(/^ed25519-/),
     });
     expect(t.admin_token).toMatch(/^svct_/);
-    const list = await runJson<{ tenants: { tenant_id: string; key_id: string }[] }>(['tenant', 'list'], env);
-    expect(list.tenants.map((x) => x.tenant_id)).toEqual(['acme', 'default']);
-    expect(new Set(list.tenants.map((x) => x.key_id)).size).toBe(2);
+    const list = await runJson<{ items: { tenant_id: string; key_id: string }[] }>(['tenant', 'list'], env);
+    expect(list.items.map((x) => x.tenant_id)).toEqual(['acme', 'default']);
+    expect(new Set(list.items.map((x) => x.key_id)).size).toBe(2);
     expect((await runSvc(['tenant', 'create', '--id', 'acme'], env)).code).toBe(4);
   });
 
@@ -97,11 +97,8 @@ describe('svc provisioning commands', () => {
     expect(
       (await runSvc(['actor', 'add', '--tenant', 'acme', '--id', 'bot', '--kind', 'service'], env)).code,
     ).toBe(4);
-    const list = await runJson<{ actors: { actor_id: string }[] }>(
-      ['actor', 'list', '--tenant', 'acme'],
-      env,
-    );
-    expect(list.actors.map((a) => a.actor_id)).toEqual(['alice', 'bob', 'bot']);
+    const list = await runJson<{ items: { actor_id: string }[] }>(['actor', 'list', '--tenant', 'acme'], env);
+    expect(list.items.map((a) => a.actor_id)).toEqual(['alice', 'bob', 'bot']);
     expect((await runSvc(['actor', 'list', '--tenant', 'nope'], env)).code).toBe(3);
   });
 
@@ -120,8 +117,8 @@ describe('svc provisioning commands', () => {
     const listed = await runSvc(['token', 'list', '--tenant', 'acme', '--actor', 'bot', '--json'], env);
     expect(listed.stdout).not.toContain((issued.token as string).slice(22));
     const tokens = (
-      JSON.parse(listed.stdout) as { tokens: { token_id: string; state: string; label: string | null }[] }
-    ).tokens;
+      JSON.parse(listed.stdout) as { items: { token_id: string; state: string; label: string | null }[] }
+    ).items;
     expect(tokens.find((t) => t.token_id === issued.token_id)).toMatchObject({
       state: 'active',
       label: 'ci',
@@ -129,11 +126,11 @@ describe('svc provisioning commands', () => {
     expect(
       await runJson(['token', 'revoke', '--tenant', 'acme', issued.token_id as string], env),
     ).toMatchObject({ revoked: true });
-    const after = await runJson<{ tokens: { token_id: string; state: string }[] }>(
+    const after = await runJson<{ items: { token_id: string; state: string }[] }>(
       ['token', 'list', '--tenant', 'acme'],
       env,
     );
-    expect(after.tokens.find((t) => t.token_id === issued.token_id)?.state).toBe('revoked');
+    expect(after.items.find((t) => t.token_id === issued.token_id)?.state).toBe('revoked');
 
     expect(
       (await runSvc(['token', 'revoke', '--tenant', 'acme', '--id', 'ffffffffffffffff'], env)).code,
