@@ -1,6 +1,6 @@
 import type { ActorKind } from '../actor.js';
 import { fits, microsToDecimal, remaining, shortfall, type Micros } from '../money.js';
-import type { Outcome, RefusalCode } from './outcome.js';
+import type { NoDeferral, Outcome, RefusalCode } from './outcome.js';
 import type { DecisionRequest } from './request.js';
 import type { DecisionState } from './state.js';
 
@@ -24,6 +24,42 @@ export interface DecisionRules {
 
 export const APPROVAL_TTL_MS = 24 * 3_600_000;
 
+/**
+ * Why a resume has nothing to resume (404, nothing recorded). The intent holding the key is
+ * named only to the actor who made it: another caller learns no more than a bare 404.
+ */
+function noDeferral(req: DecisionRequest, s: DecisionState): NoDeferral {
+  const key = s.effectKey;
+  const step = `${req.taskId}/${req.step}`;
+  const receipts = `svc receipts list --task ${req.taskId}`;
+  if (!key || key.actorId !== s.caller.id) {
+    return {
+      kind: 'no_deferral',
+      reason: `no standing deferral matches effect key ${step} on this route`,
+      remedy: `check task_id and effect_key_step; \`${receipts}\` shows what was decided on the task`,
+    };
+  }
+  const named = { intentId: key.intentId, prior: key.outcome };
+  if (key.state === 'claimed') {
+    return {
+      kind: 'no_deferral',
+      reason: `effect key ${step} was already ${key.outcome} as intent ${key.intentId}: there is no deferral left to resume`,
+      remedy:
+        (key.route === 'action'
+          ? 'use the grant the allowing response returned; '
+          : 'the allowing response carried the provider outcome; ') +
+        `\`${receipts}\` shows intent ${key.intentId}; do not use a new effect key to repeat it`,
+      ...named,
+    };
+  }
+  return {
+    kind: 'no_deferral',
+    reason: `effect key ${step} is deferred on /v1/${key.route}, not on /v1/${req.route} (intent ${key.intentId})`,
+    remedy: `resume it with POST /v1/${key.route}/resume and the same body`,
+    ...named,
+  };
+}
+
 const usd = (m: Micros) => `${microsToDecimal(m)} USD`;
 
 /**
@@ -40,7 +76,7 @@ export function decide(
   // Resume: the deferral must stand, for this route, with the identical body.
   if (mode === 'resume') {
     const key = s.effectKey;
-    if (!key || key.state !== 'deferred' || key.route !== req.route) return { kind: 'no_deferral' };
+    if (!key || key.state !== 'deferred' || key.route !== req.route) return noDeferral(req, s);
     if (key.requestDigest !== req.digest) {
       return {
         kind: 'conflict',
@@ -247,6 +283,7 @@ export function decide(
         amountMicros: requested,
         openApproval: false,
         approvalId: a.id,
+        standing: true,
       };
     }
     consumeApprovalId = a.id;
