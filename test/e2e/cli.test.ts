@@ -156,15 +156,37 @@ describe('svc provisioning commands', () => {
     expect(pem.stdout).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\s\S]+-----END PUBLIC KEY-----\n$/);
     const rotated = await runJson<Record<string, string>>(['key', 'rotate', '--tenant', 'acme'], env);
     expect(rotated.key_id).not.toBe(shown.key_id);
-    const all = await runJson<{ key_id: string; keys: { key_id: string; status: string }[] }>(
+    const all = await runJson<{ key_id: string; keys: Record<string, unknown>[] }>(
       ['key', 'show', '--tenant', 'acme', '--all'],
       env,
     );
     expect(all.key_id).toBe(rotated.key_id);
-    expect(all.keys.map((k) => [k.key_id, k.status])).toEqual([
-      [shown.key_id, 'retired'],
-      [rotated.key_id, 'active'],
+    // Exactly what an auditor pins: every key an export may name, with its public key.
+    expect(all.keys).toEqual([
+      {
+        key_id: shown.key_id,
+        public_key: shown.public_key,
+        algorithm: 'ed25519',
+        status: 'retired',
+        created_at: expect.any(String),
+        retired_at: expect.any(String),
+      },
+      {
+        key_id: rotated.key_id,
+        public_key: rotated.public_key,
+        algorithm: 'ed25519',
+        status: 'active',
+        created_at: expect.any(String),
+        retired_at: null,
+      },
     ]);
+    const human = await runSvc(['key', 'show', '--tenant', 'acme', '--all'], env);
+    expect(human.stderr).toContain(
+      `Verify with: svc verify FILE --public-key ${shown.public_key} --public-key ${rotated.public_key}`,
+    );
+    expect((await runSvc(['key', 'show', '--tenant', 'acme'], env)).stderr).toMatch(
+      /1 retired key\(s\) not shown/,
+    );
   });
 
   it('unknown flags and missing values are usage errors (exit 2)', async () => {

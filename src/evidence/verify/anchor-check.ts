@@ -3,7 +3,7 @@ import { decodeBase64, encodeHex, encodeUtf8 } from '../encoding.js';
 import { headPayload } from '../tree-head.js';
 import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
-import type { VerifierState } from './state.js';
+import { noteUntrustedKeyId, type VerifierState } from './state.js';
 
 /**
  * One anchor line (§6): where it stands, what it covers, who signed it. Timestamps and
@@ -85,7 +85,12 @@ function checkKeyNaming(
       `anchor key_id ${keyId} does not name the key that signed it (${verifiedBy})`,
     );
   } else if (verifiedBy === undefined && !state.trustedKeys.some((key) => key.keyId === keyId)) {
-    sink.add('key_id_mismatch', at, `anchor key_id ${keyId} names no trusted key`);
+    noteUntrustedKeyId(state, keyId);
+    sink.add(
+      'key_id_mismatch',
+      at,
+      `anchor key_id ${keyId} names no trusted key: pass that key's public key with --public-key (obtained out of band, as every trusted key is)`,
+    );
   }
 }
 

@@ -39,6 +39,8 @@ export interface VerificationReport {
   /** Witness cosignatures found (§6.2); none is verified by this verifier yet. */
   witnesses: { anchorsWithWitnesses: number; cosignatures: number };
   trustedKeyIds: string[];
+  /** Key ids the file names as signers that were not trusted (at most 16): pin them too. */
+  missingKeyIds: string[];
   establishes: string;
   doesNotEstablish: readonly string[];
 }
@@ -96,6 +98,7 @@ export function buildReport(state: VerifierState): VerificationReport {
     timestamps: { ...timestamps },
     witnesses: { anchorsWithWitnesses: witnesses.anchors, cosignatures: witnesses.cosignatures },
     trustedKeyIds: state.trustedKeys.map((key) => key.keyId),
+    missingKeyIds: [...state.untrustedKeyIds],
     establishes: PASS_ESTABLISHES,
     doesNotEstablish: PASS_DOES_NOT_ESTABLISH,
   };

@@ -35,6 +35,20 @@ export interface VerifierState {
   counts: { lines: number; entries: number; anchors: number };
   timestamps: { absent: number; noop: number; unverified: number };
   witnesses: { anchors: number; cosignatures: number };
+  /**
+   * Key ids the file says signed its heads that are not among the trusted keys: what the
+   * auditor is missing. Bounded, since a forged file could name a new id on every line.
+   */
+  untrustedKeyIds: string[];
+}
+
+export const MAX_UNTRUSTED_KEY_IDS = 16;
+
+/** Remember a key id the file names but the caller did not trust (bounded). */
+export function noteUntrustedKeyId(state: VerifierState, keyId: string): void {
+  if (state.trustedKeys.some((key) => key.keyId === keyId)) return;
+  if (state.untrustedKeyIds.includes(keyId) || state.untrustedKeyIds.length >= MAX_UNTRUSTED_KEY_IDS) return;
+  state.untrustedKeyIds.push(keyId);
 }
 
 export function newVerifierState(
@@ -55,5 +69,6 @@ export function newVerifierState(
     counts: { lines: 0, entries: 0, anchors: 0 },
     timestamps: { absent: 0, noop: 0, unverified: 0 },
     witnesses: { anchors: 0, cosignatures: 0 },
+    untrustedKeyIds: [],
   };
 }
