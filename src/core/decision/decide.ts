@@ -107,7 +107,7 @@ export function decide(
     return refuse(
       'unknown_capability',
       `capability ${req.capability} is not registered in this tenant`,
-      'see GET /v1/capabilities and GET /v1/catalogue',
+      `GET /v1/capabilities lists what you may use; an operator registers it with \`svc capability register --tenant ${req.tenantId} --name ${req.capability}\``,
     );
   }
   if (!cap.actions.includes(req.action)) {
@@ -138,14 +138,14 @@ export function decide(
     return refuse(
       'unknown_task',
       `task ${req.taskId} does not exist in this tenant`,
-      'ask the task sponsor for a valid task id',
+      `ask the task sponsor for a valid task id (\`svc task list --tenant ${req.tenantId}\` lists them)`,
     );
   if (task.status !== 'active') {
     return refuse(
       'task_not_active',
       `task ${task.id} is ${task.status}`,
       task.status === 'draft'
-        ? 'the sponsor activates it by installing its execution constraints'
+        ? `the sponsor activates it by installing its execution constraints: \`svc constraints install ${task.rootId} --plan plan.json\``
         : 'closed tasks take no new actions; use an active task',
     );
   }
@@ -165,8 +165,7 @@ export function decide(
           kind: 'conflict',
           code: 'duplicate_effect',
           reason: `effect key ${req.taskId}/${req.step} is already claimed by intent ${k.intentId} (${k.outcome}); a claim is not proof the effect happened`,
-          remedy:
-            'inspect the original intent through GET /v1/receipts?task_id=…; do not use a new effect key to get past this',
+          remedy: `inspect the original intent with \`svc receipts list --task ${req.taskId}\`; do not use a new effect key to get past this`,
           intentId: k.intentId,
           prior: k.outcome,
         }
@@ -186,8 +185,8 @@ export function decide(
       'not_permitted',
       `${s.caller.id} holds no permission or entitlement for ${cap.name}`,
       cap.requestable
-        ? `request access: POST /v1/access-requests with {"capability": "${cap.name}"}`
-        : 'ask an administrator to grant the permission',
+        ? `request access: \`svc access request ${cap.name} --reason <why> --duration <8h>\``
+        : `ask an administrator to grant it: \`svc permission grant --tenant ${req.tenantId} --actor ${s.caller.id} --capability ${cap.name}\``,
     );
   }
 
@@ -196,7 +195,7 @@ export function decide(
     return refuse(
       'surface_unavailable',
       s.surfaceProblem,
-      'ask an administrator about the integration surface',
+      'ask an administrator about the integration surface (`svc integration-ops surfaces` shows its state)',
     );
   }
 
