@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { z } from 'zod';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
 import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
 import type { ApprovalView } from '../../src/daemon/schemas/approval.js';
 
@@ -38,7 +38,11 @@ export default class ApprovalsList extends DaemonCommand {
       this.list(
         pageStream(
           (cursor) =>
-            client.get<Page<Approval>>('/v1/approvals', { status: flags.status, limit: flags.limit, cursor }),
+            client.get<Page<Approval>>('/v1/approvals', {
+              status: flags.status,
+              limit: pageLimit(flags),
+              cursor,
+            }),
           flags,
         ),
         COLUMNS,

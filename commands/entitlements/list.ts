@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ENTITLEMENT_COLUMNS, type Entitlement } from '../../src/cli/access.js';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
 import { pageStream, type Page } from '../../src/cli/list-output.js';
 import { ENTITLEMENT_STATUSES } from '../../src/core/access.js';
 
@@ -29,7 +29,7 @@ export default class EntitlementsList extends DaemonCommand {
             client.get<Page<Entitlement>>('/v1/entitlements', {
               status: flags.status,
               actor_id: flags.actor,
-              limit: flags.limit,
+              limit: pageLimit(flags),
               cursor,
             }),
           flags,

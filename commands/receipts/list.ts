@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
 import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
 import type { ReceiptView } from '../../src/daemon/schemas/receipt.js';
 
@@ -35,7 +35,7 @@ export default class ReceiptsList extends DaemonCommand {
           (cursor) =>
             client.get<Page<ReceiptView>>('/v1/receipts', {
               task_id: flags.task,
-              limit: flags.limit,
+              limit: pageLimit(flags),
               cursor,
             }),
           flags,

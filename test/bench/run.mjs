@@ -8,6 +8,7 @@ import { brokeredOverhead } from './brokered.mjs';
 import { decisionThroughput } from './decision.mjs';
 import { bin, load, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
+import { listsBench } from './lists.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.argv[2];
@@ -107,4 +108,13 @@ if (!only || only === 'evidence') {
       `svc-verify ${e.verify_s.toFixed(1)} s, ${e.verify_ratio.toFixed(1)}x sha256sum (target 10x), ` +
       `peak RSS ${e.verify_peak_rss_mib.toFixed(0)} MiB (target 128 MiB)`,
   );
+}
+if (!only || only === 'lists') {
+  for (const l of await listsBench()) {
+    console.log(
+      `svc receipts list --all --json, ${l.count} receipts: ${l.cli_s.toFixed(2)} s against ${l.undici_s.toFixed(2)} s ` +
+        `fetching the same pages with undici, ratio ${l.ratio.toFixed(2)}x (target 2x); ` +
+        `peak RSS svc ${l.cli_peak_rss_mib.toFixed(0)} MiB, undici ${l.undici_peak_rss_mib.toFixed(0)} MiB`,
+    );
+  }
 }

@@ -166,6 +166,7 @@ describe('brokered execution end to end (built binary, TLS)', () => {
       ['integration-ops', 'surfaces'],
       viaDaemon(alice),
     );
+    expect(Object.keys(surfaces)).toEqual(['items', 'next_cursor']);
     expect(surfaces.items).toEqual([expect.objectContaining({ surface_id: 'crm', status: 'active' })]);
 
     ds.handle((c, res) => res.writeHead(c.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401).end('{}'));
