@@ -62,14 +62,18 @@ export abstract class SvcCommand extends Command {
    * nothing: the output is already written, so oclif prints no result object.
    */
   protected async list<T>(pages: AsyncIterable<Page<T>>, columns: readonly Column<T>[]): Promise<void> {
-    const write = sink(process.stdout);
-    if (this.jsonEnabled()) {
-      await writeJsonList(pages, write, (err) => withRemedy(asSvcError(err), this.id));
-      return;
+    const { write, release } = sink(process.stdout);
+    try {
+      if (this.jsonEnabled()) {
+        await writeJsonList(pages, write, (err) => withRemedy(asSvcError(err), this.id));
+        return;
+      }
+      const r = await writeTableList(pages, columns, write);
+      if (r.count === 0) this.note('(none)');
+      if (r.next_cursor !== null) this.note(`More: --cursor ${r.next_cursor} (or --all)`);
+    } finally {
+      release();
     }
-    const r = await writeTableList(pages, columns, write);
-    if (r.count === 0) this.note('(none)');
-    if (r.next_cursor !== null) this.note(`More: --cursor ${r.next_cursor} (or --all)`);
   }
 
   /** Human notes go to stderr so stdout stays clean for pipes and --json. */

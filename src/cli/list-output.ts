@@ -71,19 +71,33 @@ export class ReportedError extends Error {
   }
 }
 
-/** stdout with backpressure: a write resolves once the stream takes more. */
-export function sink(out: Writable): (text: string) => Promise<void> {
-  return (text) =>
+/**
+ * stdout with backpressure: a write resolves once the stream takes more. A stream error (a
+ * reader that went away: EPIPE) is kept and fails the next write, rather than crashing the
+ * process as an unhandled 'error' event between writes.
+ */
+export function sink(out: Writable): { write: (text: string) => Promise<void>; release: () => void } {
+  let failed: Error | undefined;
+  let waiting: ((err?: Error) => void) | undefined;
+  const onError = (err: Error) => {
+    failed ??= err;
+    waiting?.(err);
+  };
+  out.on('error', onError);
+  const write = (text: string) =>
     new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      out.once('error', onError);
-      const done = () => {
-        out.off('error', onError);
-        resolve();
+      if (failed) return reject(failed);
+      if (out.write(text)) return resolve();
+      waiting = (err) => {
+        waiting = undefined;
+        out.off('drain', drained);
+        if (err) reject(err);
+        else resolve();
       };
-      if (out.write(text)) done();
-      else out.once('drain', done);
+      const drained = () => waiting?.();
+      out.once('drain', drained);
     });
+  return { write, release: () => out.off('error', onError) };
 }
 
 export interface ListWriteResult {

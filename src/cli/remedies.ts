@@ -5,7 +5,8 @@ import { SvcError } from '../core/errors.js';
  * carries a remedy, and a remedy names a command to run rather than an HTTP route.
  */
 function fallback(err: SvcError, commandId: string | undefined): string {
-  const help = commandId ? `run \`svc ${commandId} --help\`` : 'run `svc --help`';
+  // oclif ids are `task:list`; users type `svc task list`.
+  const help = commandId ? `run \`svc ${commandId.replaceAll(':', ' ')} --help\`` : 'run `svc --help`';
   switch (err.kind) {
     case 'usage':
     case 'invalid_request':

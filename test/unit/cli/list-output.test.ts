@@ -1,8 +1,10 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   onePage,
   pageStream,
   ReportedError,
+  sink,
   writeJsonList,
   writeTableList,
   type Column,
@@ -225,5 +227,45 @@ describe('remedies', () => {
       expect(body.remedy).toMatch(/`svc |SVC_DEBUG|try again/);
       expect(body.remedy).not.toMatch(/\/v1\//);
     }
+  });
+});
+
+describe('the stdout sink', () => {
+  it('waits for a slow reader, and keeps order', async () => {
+    const got: string[] = [];
+    let pendingWrites = 0;
+    const slow = new Writable({
+      highWaterMark: 4,
+      write(chunk: Buffer, _encoding, done) {
+        pendingWrites++;
+        setTimeout(() => {
+          got.push(chunk.toString());
+          pendingWrites--;
+          done();
+        }, 2);
+      },
+    });
+    const { write, release } = sink(slow);
+    for (let i = 0; i < 20; i++) {
+      await write(`chunk-${i};`);
+      // Backpressure: never more than one chunk beyond the buffer in flight.
+      expect(pendingWrites).toBeLessThanOrEqual(1);
+    }
+    release();
+    await new Promise<void>((r) => slow.end(r));
+    expect(got.join('')).toBe(Array.from({ length: 20 }, (_, i) => `chunk-${i};`).join(''));
+  });
+
+  it('a reader that went away fails the next write instead of crashing the process', async () => {
+    const gone = new Writable({
+      write(_chunk, _encoding, done) {
+        done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const { write, release } = sink(gone);
+    await write('first').catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+    await expect(write('second')).rejects.toMatchObject({ code: 'EPIPE' });
+    release();
   });
 });
