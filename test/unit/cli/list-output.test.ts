@@ -204,7 +204,7 @@ describe('remedies', () => {
   it('every error gets one, naming a command; one the error named itself is kept', () => {
     const usage = withRemedy(
       new SvcError('usage', 'limit: expected 1 to 200', { field: 'limit' }),
-      'task list',
+      'task:list',
     );
     expect(usage.toBody()).toEqual({
       code: 'usage',
