@@ -24,15 +24,15 @@ export default class Apply extends DataDirCommand {
     const result = await this.withStore(flags, (store) =>
       applyDeployment(store, doc, { now: new Date(), dryRun: flags['dry-run'] }),
     );
-    const shown = result.changes.filter((c) => c.result !== 'unchanged');
-    if (shown.length > 0) {
-      this.log(
-        renderTable(
-          ['kind', 'id', 'result', 'changed'],
-          shown.map((c) => [c.kind, c.id, c.result, c.changed?.join(', ')]),
-        ),
-      );
-    }
+    this.show(() => {
+      const shown = result.changes.filter((c) => c.result !== 'unchanged');
+      return shown.length === 0
+        ? ''
+        : renderTable(
+            ['kind', 'id', 'result', 'changed'],
+            shown.map((c) => [c.kind, c.id, c.result, c.changed?.join(', ')]),
+          );
+    });
     this.log(
       `${result.dry_run ? 'Would apply' : 'Applied'} ${result.file} to tenant ${result.tenant_id}: ` +
         `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`,

@@ -2,8 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { SvcCommand } from '../src/cli/base-command.js';
 import { EXIT } from '../src/cli/exit-codes.js';
 import { SvcError } from '../src/core/errors.js';
-import type { VerificationReport } from '../src/evidence/verify/index.js';
-import { renderReport } from '../src/verifier/render.js';
+import { renderReport, reportJson } from '../src/verifier/render.js';
 import { NO_KEY_MESSAGE, parseTrustedKey } from '../src/verifier/trusted-keys.js';
 import { verifyFile } from '../src/verifier/verify-file.js';
 import { attestationFlags, attestationOptions } from '../src/verifier/attestation-flags.js';
@@ -21,7 +20,8 @@ export default class Verify extends SvcCommand {
   static override args = { file: Args.string({ description: 'The export file.', required: true }) };
   static override flags = {
     'public-key': Flags.string({
-      summary: 'A trusted log key: base64 or hex (optionally ed25519:-prefixed) or a PEM file. Repeatable.',
+      summary:
+        'A trusted log key: base64 or hex (optionally ed25519:-prefixed) or a PEM file. Repeatable: after a key rotation, pass every key the file names (`svc key show --all`).',
       multiple: true,
     }),
     'require-anchors': Flags.boolean({
@@ -30,7 +30,7 @@ export default class Verify extends SvcCommand {
     ...attestationFlags,
   };
 
-  async run(): Promise<VerificationReport & { file: string }> {
+  async run(): Promise<ReturnType<typeof reportJson>> {
     const { args, flags } = await this.parse(Verify);
     const keys = (flags['public-key'] ?? []).map((k) => parseTrustedKey(k));
     if (keys.length === 0) throw new SvcError('usage', NO_KEY_MESSAGE, { field: 'public-key' });
@@ -39,9 +39,9 @@ export default class Verify extends SvcCommand {
       requireAnchors: flags['require-anchors'],
       ...attestationOptions(flags),
     });
-    if (!this.jsonEnabled()) this.log(renderReport(args.file, report));
+    this.show(() => renderReport(args.file, report));
     process.exitCode = report.result === 'pass' ? EXIT.ok : EXIT.failure;
-    return { ...report, file: args.file };
+    return reportJson(args.file, report);
   }
 
   // §9: whatever stopped the run (no key, an unreadable file, a bad flag) is "could not run", 2.

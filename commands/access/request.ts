@@ -29,7 +29,7 @@ export default class AccessRequest extends DaemonCommand {
     const result = await this.withDaemon(flags, (client) =>
       client.post<AccessStep>('/v1/access-requests', body),
     );
-    this.log(renderAccessRequest(result.access_request));
+    this.show(() => renderAccessRequest(result.access_request));
     this.note(
       `Requested as ${result.access_request.access_request_id}; journaled as receipt ${result.receipt.receipt_id}.`,
     );

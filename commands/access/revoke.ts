@@ -17,7 +17,7 @@ export default class AccessRevoke extends DaemonCommand {
         ...(flags.note !== undefined ? { note: flags.note } : {}),
       }),
     );
-    this.log(renderAccessRequest(result.access_request));
+    this.show(() => renderAccessRequest(result.access_request));
     this.note(`Revoked; journaled as receipt ${result.receipt.receipt_id}.`);
     return result;
   }

@@ -14,7 +14,7 @@ export default class AccessShow extends DaemonCommand {
     const request = await this.withDaemon(flags, (client) =>
       client.get<AccessRequest>(`/v1/access-requests/${segment(args.id)}`),
     );
-    this.log(renderAccessRequest(request));
+    this.show(() => renderAccessRequest(request));
     return request;
   }
 }

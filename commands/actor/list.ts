@@ -1,26 +1,28 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
 import { actorView, type ActorView } from '../../src/provisioning/actor-view.js';
 import { requireTenant } from '../../src/provisioning/tenant.js';
+
+const COLUMNS: Column<ActorView>[] = [
+  { header: 'actor', cell: (a) => a.actor_id },
+  { header: 'kind', cell: (a) => a.kind },
+  { header: 'roles', cell: (a) => a.roles.join(', ') },
+  { header: 'manager', cell: (a) => a.manager },
+  { header: 'cert subject', cell: (a) => a.cert_subject },
+];
 
 export default class ActorList extends DataDirCommand {
   static override summary = "List a tenant's actors.";
   static override examples = ['<%= config.bin %> actor list --tenant acme'];
   static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
 
-  async run(): Promise<{ actors: ActorView[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(ActorList);
-    const actors = await this.withStore(flags, async (store) => {
+    await this.withStore(flags, async (store) => {
       await requireTenant(store, flags.tenant);
-      return (await store.actors.list(flags.tenant)).map(actorView);
+      const actors = (await store.actors.list(flags.tenant)).map(actorView);
+      await this.list(onePage(actors), COLUMNS);
     });
-    this.log(
-      renderTable(
-        ['actor', 'kind', 'roles', 'manager', 'cert subject'],
-        actors.map((a) => [a.actor_id, a.kind, a.roles.join(', '), a.manager, a.cert_subject]),
-      ),
-    );
-    return { actors };
   }
 }

@@ -1,12 +1,21 @@
 import { Flags } from '@oclif/core';
 import type { z } from 'zod';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
-import { pages } from '../../src/cli/daemon-client.js';
-import { morePages } from '../../src/cli/render.js';
-import { renderTable } from '../../src/cli/table.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
+import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
 import type { ApprovalView } from '../../src/daemon/schemas/approval.js';
 
 type Approval = z.output<typeof ApprovalView>;
+
+const COLUMNS: Column<Approval>[] = [
+  { header: 'approval', cell: (a) => a.approval_id },
+  { header: 'status', cell: (a) => a.status },
+  { header: 'capability', cell: (a) => a.capability },
+  { header: 'action', cell: (a) => a.action },
+  { header: 'requester', cell: (a) => a.requester_id },
+  { header: 'amount (USD)', cell: (a) => a.amount_usd },
+  { header: 'task', cell: (a) => a.task_id },
+  { header: 'expires', cell: (a) => a.expires_at },
+];
 
 export default class ApprovalsList extends DaemonCommand {
   static override summary =
@@ -23,36 +32,21 @@ export default class ApprovalsList extends DaemonCommand {
     ...pageFlags,
   };
 
-  async run(): Promise<{ items: Approval[]; next_cursor: string | null }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(ApprovalsList);
-    const page = await this.withDaemon(flags, (client) =>
-      pages(
-        (cursor) =>
-          client.get<{ items: Approval[]; next_cursor: string | null }>('/v1/approvals', {
-            status: flags.status,
-            limit: flags.limit,
-            cursor,
-          }),
-        { cursor: flags.cursor, all: flags.all },
+    await this.withDaemon(flags, (client) =>
+      this.list(
+        pageStream(
+          (cursor) =>
+            client.get<Page<Approval>>('/v1/approvals', {
+              status: flags.status,
+              limit: pageLimit(flags),
+              cursor,
+            }),
+          flags,
+        ),
+        COLUMNS,
       ),
     );
-    this.log(
-      renderTable(
-        ['approval', 'status', 'capability', 'action', 'requester', 'amount (USD)', 'task', 'expires'],
-        page.items.map((a) => [
-          a.approval_id,
-          a.status,
-          a.capability,
-          a.action,
-          a.requester_id,
-          a.amount_usd,
-          a.task_id,
-          a.expires_at,
-        ]),
-      ),
-    );
-    const more = morePages(page.next_cursor);
-    if (more) this.note(more);
-    return page;
   }
 }

@@ -15,7 +15,7 @@ export default class ApprovalsShow extends DaemonCommand {
     const approval = await this.withDaemon(flags, (client) =>
       client.get<z.output<typeof ApprovalView>>(`/v1/approvals/${segment(args.id)}`),
     );
-    this.log(renderRecord(approval));
+    this.show(() => renderRecord(approval));
     return approval;
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
-import { renderCards, type ManagerCard } from '../../src/cli/access.js';
+import { CARD_COLUMNS, type ManagerCard } from '../../src/cli/access.js';
 import { DaemonCommand } from '../../src/cli/daemon-command.js';
+import { onePage } from '../../src/cli/list-output.js';
 import { CARD_STATUSES } from '../../src/core/access.js';
 
 export default class CardsList extends DaemonCommand {
@@ -13,12 +14,14 @@ export default class CardsList extends DaemonCommand {
     status: Flags.string({ summary: 'Cards in this status (default pending).', options: [...CARD_STATUSES] }),
   };
 
-  async run(): Promise<ManagerCard[]> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(CardsList);
-    const cards = await this.withDaemon(flags, (client) =>
-      client.get<ManagerCard[]>('/v1/manager-cards', { status: flags.status }),
+    // The daemon answers manager cards as one plain array (interface spec): one page.
+    await this.withDaemon(flags, (client) =>
+      this.list(
+        onePage(client.get<ManagerCard[]>('/v1/manager-cards', { status: flags.status })),
+        CARD_COLUMNS,
+      ),
     );
-    this.log(renderCards(cards));
-    return cards;
   }
 }

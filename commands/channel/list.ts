@@ -1,8 +1,22 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
 import { channelView, type ChannelView } from '../../src/provisioning/channel.js';
 import { requireTenant } from '../../src/provisioning/tenant.js';
+
+const COLUMNS: Column<ChannelView>[] = [
+  { header: 'channel', cell: (c) => c.channel_id },
+  { header: 'tenant', cell: (c) => c.tenant_id },
+  { header: 'kind', cell: (c) => c.kind },
+  { header: 'callback', cell: (c) => c.callback_path },
+  {
+    header: 'proof',
+    cell: (c) =>
+      c.kind === 'chat'
+        ? `secret ${c.signing_secret_ref ?? ''}`
+        : `aud ${c.app_id ?? ''}, iss ${c.issuer ?? ''}`,
+  },
+];
 
 export default class ChannelList extends DataDirCommand {
   static override summary = 'List the approval channels of the deployment, or of one tenant.';
@@ -12,26 +26,12 @@ export default class ChannelList extends DataDirCommand {
   ];
   static override flags = { tenant: Flags.string({ summary: 'Only the channels of this tenant.' }) };
 
-  async run(): Promise<{ channels: ChannelView[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(ChannelList);
-    const channels = await this.withStore(flags, async (store) => {
+    await this.withStore(flags, async (store) => {
       if (flags.tenant !== undefined) await requireTenant(store, flags.tenant);
-      return (await store.channels.list(flags.tenant)).map(channelView);
+      const channels = (await store.channels.list(flags.tenant)).map(channelView);
+      await this.list(onePage(channels), COLUMNS);
     });
-    this.log(
-      renderTable(
-        ['channel', 'tenant', 'kind', 'callback', 'proof'],
-        channels.map((c) => [
-          c.channel_id,
-          c.tenant_id,
-          c.kind,
-          c.callback_path,
-          c.kind === 'chat'
-            ? `secret ${c.signing_secret_ref ?? ''}`
-            : `aud ${c.app_id ?? ''}, iss ${c.issuer ?? ''}`,
-        ]),
-      ),
-    );
-    return { channels };
   }
 }

@@ -22,7 +22,7 @@ export default class ConstraintsInstall extends DaemonCommand {
       client.post<Profile>(`/v1/task/${segment(args.task)}/execution-constraints`, plan),
     );
     this.note(`Task ${args.task} is active; its plan can never be changed.`);
-    this.log(renderProfile(profile));
+    this.show(() => renderProfile(profile));
     return profile;
   }
 }

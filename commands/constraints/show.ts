@@ -14,7 +14,7 @@ export default class ConstraintsShow extends DaemonCommand {
     const profile = await this.withDaemon(flags, (client) =>
       client.get<Profile>(`/v1/task/${segment(args.task)}/execution-constraints`),
     );
-    this.log(renderProfile(profile));
+    this.show(() => renderProfile(profile));
     return profile;
   }
 }

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
-import { renderEntitlements, type Entitlement } from '../../src/cli/access.js';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
-import { pages } from '../../src/cli/daemon-client.js';
-import { morePages } from '../../src/cli/render.js';
+import { ENTITLEMENT_COLUMNS, type Entitlement } from '../../src/cli/access.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
+import { pageStream, type Page } from '../../src/cli/list-output.js';
 import { ENTITLEMENT_STATUSES } from '../../src/core/access.js';
 
 export default class EntitlementsList extends DaemonCommand {
@@ -21,23 +20,22 @@ export default class EntitlementsList extends DaemonCommand {
     ...pageFlags,
   };
 
-  async run(): Promise<{ items: Entitlement[]; next_cursor: string | null }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(EntitlementsList);
-    const page = await this.withDaemon(flags, (client) =>
-      pages(
-        (cursor) =>
-          client.get<{ items: Entitlement[]; next_cursor: string | null }>('/v1/entitlements', {
-            status: flags.status,
-            actor_id: flags.actor,
-            limit: flags.limit,
-            cursor,
-          }),
-        { cursor: flags.cursor, all: flags.all },
+    await this.withDaemon(flags, (client) =>
+      this.list(
+        pageStream(
+          (cursor) =>
+            client.get<Page<Entitlement>>('/v1/entitlements', {
+              status: flags.status,
+              actor_id: flags.actor,
+              limit: pageLimit(flags),
+              cursor,
+            }),
+          flags,
+        ),
+        ENTITLEMENT_COLUMNS,
       ),
     );
-    this.log(renderEntitlements(page.items));
-    const more = morePages(page.next_cursor);
-    if (more) this.note(more);
-    return page;
   }
 }

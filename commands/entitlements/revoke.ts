@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
-import { noteFlag, renderEntitlements, type EntitlementRevoke } from '../../src/cli/access.js';
+import { ENTITLEMENT_COLUMNS, noteFlag, type EntitlementRevoke } from '../../src/cli/access.js';
+import { renderRows } from '../../src/cli/render.js';
 import { DaemonCommand } from '../../src/cli/daemon-command.js';
 import { segment } from '../../src/cli/daemon-client.js';
 
@@ -17,7 +18,7 @@ export default class EntitlementsRevoke extends DaemonCommand {
         ...(flags.note !== undefined ? { note: flags.note } : {}),
       }),
     );
-    this.log(renderEntitlements([result.entitlement]));
+    this.show(() => renderRows(ENTITLEMENT_COLUMNS, [result.entitlement]));
     this.note(`Revoked; journaled as receipt ${result.receipt.receipt_id}.`);
     return result;
   }

@@ -52,8 +52,13 @@ export default class Export extends DataDirCommand {
     this.note(
       `Exported ${summary.entry_count} entries of tenant ${summary.tenant_id}, ${anchors}, head signed by ${summary.key_id}${flags.out ? ` to ${flags.out}` : ''}.`,
     );
+    const keys = summary.key_ids;
     this.note(
-      `Verify with: svc verify ${flags.out ?? 'FILE'} --public-key <the key from \`svc key show --tenant ${summary.tenant_id}\`>`,
+      `Heads in this file are signed by ${keys.length === 1 ? 'key' : `${keys.length} keys`} ${keys.join(', ')}: ` +
+        `the auditor pins ${keys.length === 1 ? 'it' : 'each'} (\`svc key show --tenant ${summary.tenant_id} --all\` lists retired keys too).`,
+    );
+    this.note(
+      `Verify with: svc verify ${flags.out ?? 'FILE'} ${keys.map((k) => `--public-key <public key of ${k}>`).join(' ')}`,
     );
     return { ...summary, file: flags.out ?? null };
   }

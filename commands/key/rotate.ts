@@ -12,7 +12,9 @@ export default class KeyRotate extends DataDirCommand {
     const { flags } = await this.parse(KeyRotate);
     const key = await this.withStore(flags, (store, dir) => rotateKey(dir, store, flags.tenant, new Date()));
     this.log(`New signing key ${key.key_id} for tenant ${key.tenant_id}: ${key.public_key}`);
-    this.note('Give auditors the new public key (svc key show); keep the old one pinned for older exports.');
+    this.note(
+      `Older anchors stay signed by the retired key: auditors pin every key, old and new (\`svc key show --tenant ${key.tenant_id} --all\`).`,
+    );
     return key;
   }
 }

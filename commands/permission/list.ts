@@ -1,7 +1,13 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listPermissions, type PermissionView } from '../../src/provisioning/permission.js';
+
+const COLUMNS: Column<PermissionView>[] = [
+  { header: 'actor', cell: (p) => p.actor_id },
+  { header: 'capability', cell: (p) => p.capability },
+  { header: 'granted', cell: (p) => p.granted_at },
+];
 
 export default class PermissionList extends DataDirCommand {
   static override summary = "List a tenant's standing permissions.";
@@ -15,21 +21,19 @@ export default class PermissionList extends DataDirCommand {
     capability: Flags.string({ summary: 'Only permissions on this capability.' }),
   };
 
-  async run(): Promise<{ permissions: PermissionView[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(PermissionList);
-    const permissions = await this.withStore(flags, (store) =>
-      listPermissions(store, {
-        tenantId: flags.tenant,
-        ...(flags.actor !== undefined ? { actorId: flags.actor } : {}),
-        ...(flags.capability !== undefined ? { capability: flags.capability } : {}),
-      }),
-    );
-    this.log(
-      renderTable(
-        ['actor', 'capability', 'granted'],
-        permissions.map((p) => [p.actor_id, p.capability, p.granted_at]),
+    await this.withStore(flags, (store) =>
+      this.list(
+        onePage(
+          listPermissions(store, {
+            tenantId: flags.tenant,
+            ...(flags.actor !== undefined ? { actorId: flags.actor } : {}),
+            ...(flags.capability !== undefined ? { capability: flags.capability } : {}),
+          }),
+        ),
+        COLUMNS,
       ),
     );
-    return { permissions };
   }
 }

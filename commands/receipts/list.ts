@@ -1,9 +1,19 @@
 import { Flags } from '@oclif/core';
-import { DaemonCommand, pageFlags } from '../../src/cli/daemon-command.js';
-import { pages } from '../../src/cli/daemon-client.js';
-import { morePages } from '../../src/cli/render.js';
-import { renderTable } from '../../src/cli/table.js';
+import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
+import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
 import type { ReceiptView } from '../../src/daemon/schemas/receipt.js';
+
+const COLUMNS: Column<ReceiptView>[] = [
+  { header: 'seq', cell: (r) => r.sequence },
+  { header: 'receipt', cell: (r) => r.receipt_id },
+  { header: 'kind', cell: (r) => r.kind },
+  { header: 'outcome', cell: (r) => r.outcome },
+  { header: 'actor', cell: (r) => r.actor_id },
+  { header: 'capability', cell: (r) => r.capability },
+  { header: 'amount (USD)', cell: (r) => r.amount_usd },
+  { header: 'task', cell: (r) => r.task_id },
+  { header: 'occurred', cell: (r) => r.occurred_at },
+];
 
 export default class ReceiptsList extends DaemonCommand {
   static override summary =
@@ -17,37 +27,21 @@ export default class ReceiptsList extends DaemonCommand {
     ...pageFlags,
   };
 
-  async run(): Promise<{ items: ReceiptView[]; next_cursor: string | null }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(ReceiptsList);
-    const page = await this.withDaemon(flags, (client) =>
-      pages(
-        (cursor) =>
-          client.get<{ items: ReceiptView[]; next_cursor: string | null }>('/v1/receipts', {
-            task_id: flags.task,
-            limit: flags.limit,
-            cursor,
-          }),
-        { cursor: flags.cursor, all: flags.all },
+    await this.withDaemon(flags, (client) =>
+      this.list(
+        pageStream(
+          (cursor) =>
+            client.get<Page<ReceiptView>>('/v1/receipts', {
+              task_id: flags.task,
+              limit: pageLimit(flags),
+              cursor,
+            }),
+          flags,
+        ),
+        COLUMNS,
       ),
     );
-    this.log(
-      renderTable(
-        ['seq', 'receipt', 'kind', 'outcome', 'actor', 'capability', 'amount (USD)', 'task', 'occurred'],
-        page.items.map((r) => [
-          r.sequence,
-          r.receipt_id,
-          r.kind,
-          r.outcome,
-          r.actor_id,
-          r.capability,
-          r.amount_usd,
-          r.task_id,
-          r.occurred_at,
-        ]),
-      ),
-    );
-    const more = morePages(page.next_cursor);
-    if (more) this.note(more);
-    return page;
   }
 }

@@ -23,11 +23,11 @@ export default class ReceiptsShow extends DaemonCommand {
       client.get<ReceiptView>(`/v1/receipts/${segment(args.id)}${flags.proof ? '?proof=true' : ''}`),
     );
     const { proof, ...shown } = receipt as ReceiptView & { proof?: unknown };
-    this.log(renderRecord(shown));
-    if (flags.proof)
-      this.log(
-        proof === null ? 'proof: none yet (no anchor covers this entry)' : 'proof: included (use --json)',
-      );
+    this.show(() => {
+      const text = renderRecord(shown);
+      if (!flags.proof) return text;
+      return `${text}\n${proof === null ? 'proof: none yet (no anchor covers this entry)' : 'proof: included (use --json)'}`;
+    });
     return receipt;
   }
 }

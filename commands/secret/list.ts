@@ -1,22 +1,21 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listSecrets, type SecretListing } from '../../src/provisioning/secret.js';
+
+const COLUMNS: Column<SecretListing>[] = [
+  { header: 'reference', cell: (s) => s.reference },
+  { header: 'key id', cell: (s) => s.key_id },
+  { header: 'updated', cell: (s) => s.updated_at },
+];
 
 export default class SecretList extends DataDirCommand {
   static override summary = "List a tenant's secrets by name (values are never shown).";
   static override examples = ['<%= config.bin %> secret list --tenant acme'];
   static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
 
-  async run(): Promise<{ tenant_id: string; secrets: SecretListing[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(SecretList);
-    const secrets = await this.withStore(flags, (store) => listSecrets(store, flags.tenant));
-    this.log(
-      renderTable(
-        ['reference', 'key id', 'updated'],
-        secrets.map((s) => [s.reference, s.key_id, s.updated_at]),
-      ),
-    );
-    return { tenant_id: flags.tenant, secrets };
+    await this.withStore(flags, (store) => this.list(onePage(listSecrets(store, flags.tenant)), COLUMNS));
   }
 }

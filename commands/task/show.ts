@@ -14,7 +14,7 @@ export default class TaskShow extends DataDirCommand {
   async run(): Promise<TaskView> {
     const { flags } = await this.parse(TaskShow);
     const t = await this.withStore(flags, (store) => showTask(store, flags.tenant, flags.id));
-    this.log(
+    this.show(() =>
       renderTable(
         ['field', 'value'],
         [

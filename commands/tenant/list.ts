@@ -1,27 +1,37 @@
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
+import type { SqliteStore } from '../../src/store/sqlite/store.js';
+
+interface TenantView {
+  tenant_id: string;
+  created_at: string;
+  key_id: string | null;
+}
+
+const COLUMNS: Column<TenantView>[] = [
+  { header: 'tenant', cell: (t) => t.tenant_id },
+  { header: 'created', cell: (t) => t.created_at },
+  { header: 'signing key', cell: (t) => t.key_id },
+];
+
+async function tenants(store: SqliteStore): Promise<TenantView[]> {
+  const out: TenantView[] = [];
+  for (const t of await store.tenants.list()) {
+    out.push({
+      tenant_id: t.id,
+      created_at: t.createdAt,
+      key_id: (await store.keys.active(t.id))?.keyId ?? null,
+    });
+  }
+  return out;
+}
 
 export default class TenantList extends DataDirCommand {
   static override summary = 'List tenants.';
   static override examples = ['<%= config.bin %> tenant list --json'];
 
-  async run(): Promise<{ tenants: { tenant_id: string; created_at: string; key_id: string | null }[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(TenantList);
-    const tenants = await this.withStore(flags, async (store) =>
-      Promise.all(
-        (await store.tenants.list()).map(async (t) => ({
-          tenant_id: t.id,
-          created_at: t.createdAt,
-          key_id: (await store.keys.active(t.id))?.keyId ?? null,
-        })),
-      ),
-    );
-    this.log(
-      renderTable(
-        ['tenant', 'created', 'signing key'],
-        tenants.map((t) => [t.tenant_id, t.created_at, t.key_id]),
-      ),
-    );
-    return { tenants };
+    await this.withStore(flags, (store) => this.list(onePage(tenants(store)), COLUMNS));
   }
 }

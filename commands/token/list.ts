@@ -1,7 +1,15 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderTable } from '../../src/cli/table.js';
+import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listTokens, type TokenListing } from '../../src/provisioning/token.js';
+
+const COLUMNS: Column<TokenListing>[] = [
+  { header: 'token id', cell: (t) => t.token_id },
+  { header: 'actor', cell: (t) => t.actor_id },
+  { header: 'state', cell: (t) => t.state },
+  { header: 'expires', cell: (t) => t.expires_at },
+  { header: 'label', cell: (t) => t.label },
+];
 
 export default class TokenList extends DataDirCommand {
   static override summary = "List a tenant's tokens by their public id (secrets are never shown again).";
@@ -11,21 +19,19 @@ export default class TokenList extends DataDirCommand {
     actor: Flags.string({ summary: 'Only this actor’s tokens.' }),
   };
 
-  async run(): Promise<{ tokens: TokenListing[] }> {
+  async run(): Promise<void> {
     const { flags } = await this.parse(TokenList);
-    const tokens = await this.withStore(flags, (store) =>
-      listTokens(store, {
-        tenantId: flags.tenant,
-        ...(flags.actor ? { actorId: flags.actor } : {}),
-        now: new Date(),
-      }),
-    );
-    this.log(
-      renderTable(
-        ['token id', 'actor', 'state', 'expires', 'label'],
-        tokens.map((t) => [t.token_id, t.actor_id, t.state, t.expires_at, t.label]),
+    await this.withStore(flags, (store) =>
+      this.list(
+        onePage(
+          listTokens(store, {
+            tenantId: flags.tenant,
+            ...(flags.actor ? { actorId: flags.actor } : {}),
+            now: new Date(),
+          }),
+        ),
+        COLUMNS,
       ),
     );
-    return { tokens };
   }
 }

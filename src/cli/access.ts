@@ -10,6 +10,7 @@ import type {
   EntitlementView,
   ManagerCardView,
 } from '../daemon/schemas/access.js';
+import type { Column } from './list-output.js';
 import { renderRecord } from './render.js';
 import { renderTable } from './table.js';
 
@@ -42,24 +43,21 @@ export function renderAccessRequest(r: AccessRequest): string {
   ].join('\n');
 }
 
-export function renderCards(cards: ManagerCard[]): string {
-  return renderTable(
-    ['card', 'status', 'requester', 'capability', 'duration', 'reason', 'requested'],
-    cards.map((c) => [
-      c.card_id,
-      c.status,
-      c.requester_id,
-      c.capability,
-      formatDuration(c.duration_seconds * 1000),
-      c.reason,
-      c.created_at,
-    ]),
-  );
-}
+export const CARD_COLUMNS: Column<ManagerCard>[] = [
+  { header: 'card', cell: (c) => c.card_id },
+  { header: 'status', cell: (c) => c.status },
+  { header: 'requester', cell: (c) => c.requester_id },
+  { header: 'capability', cell: (c) => c.capability },
+  { header: 'duration', cell: (c) => formatDuration(c.duration_seconds * 1000) },
+  { header: 'reason', cell: (c) => c.reason },
+  { header: 'requested', cell: (c) => c.created_at },
+];
 
-export function renderEntitlements(items: Entitlement[]): string {
-  return renderTable(
-    ['entitlement', 'status', 'holder', 'capability', 'expires', 'granted by'],
-    items.map((e) => [e.entitlement_id, e.status, e.actor_id, e.capability, e.expires_at, e.granted_by]),
-  );
-}
+export const ENTITLEMENT_COLUMNS: Column<Entitlement>[] = [
+  { header: 'entitlement', cell: (e) => e.entitlement_id },
+  { header: 'status', cell: (e) => e.status },
+  { header: 'holder', cell: (e) => e.actor_id },
+  { header: 'capability', cell: (e) => e.capability },
+  { header: 'expires', cell: (e) => e.expires_at },
+  { header: 'granted by', cell: (e) => e.granted_by },
+];

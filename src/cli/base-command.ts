@@ -4,6 +4,16 @@ import type { SvcError } from '../core/errors.js';
 import { DataDir, resolveDataDir } from '../store/data-dir.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
 import { asSvcError, exitCodeFor } from './exit-codes.js';
+import {
+  PageFailure,
+  ReportedError,
+  sink,
+  writeJsonList,
+  writeTableList,
+  type Column,
+  type Page,
+} from './list-output.js';
+import { withRemedy } from './remedies.js';
 
 /**
  * Every svc command: `--json` with a stable result on stdout, human text otherwise,
@@ -13,7 +23,14 @@ export abstract class SvcCommand extends Command {
   static override enableJsonFlag = true;
 
   protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    const coded: SvcError = asSvcError(err);
+    if (err instanceof ReportedError) {
+      process.exitCode = exitCodeFor(err.error);
+      return undefined;
+    }
+    // A reader that stopped reading (`| head`) is not a failure to report.
+    if ((err as { code?: string }).code === 'EPIPE') return undefined;
+    const resume = err instanceof PageFailure ? err.cursor : undefined;
+    const coded: SvcError = withRemedy(asSvcError(err instanceof PageFailure ? err.error : err), this.id);
     process.exitCode = exitCodeFor(coded);
     if (this.jsonEnabled()) {
       this.logJson({ error: coded.toBody() });
@@ -21,10 +38,42 @@ export abstract class SvcCommand extends Command {
     }
     this.logToStderr(`${chalk.red('Error:')} ${coded.reason}`);
     if (coded.remedy !== undefined) this.logToStderr(`${chalk.yellow('Remedy:')} ${coded.remedy}`);
+    if (resume !== undefined)
+      this.logToStderr(`The rows above are complete; resume with --cursor ${resume}.`);
     if (coded.kind === 'internal' && process.env.SVC_DEBUG === '1' && coded.cause instanceof Error) {
       this.logToStderr(coded.cause.stack ?? '');
     }
     return undefined;
+  }
+
+  /**
+   * Human output, rendered only when it is shown: with --json the result object is the
+   * output, and nothing is spent building text nobody reads.
+   */
+  protected show(render: () => string): void {
+    if (this.jsonEnabled()) return;
+    const text = render();
+    if (text !== '') this.log(text);
+  }
+
+  /**
+   * A list, written as its pages arrive: with --json `{"items", "next_cursor"}` streamed an
+   * item at a time, otherwise a table. Memory holds a page, whatever the count. Returns
+   * nothing: the output is already written, so oclif prints no result object.
+   */
+  protected async list<T>(pages: AsyncIterable<Page<T>>, columns: readonly Column<T>[]): Promise<void> {
+    const { write, release } = sink(process.stdout);
+    try {
+      if (this.jsonEnabled()) {
+        await writeJsonList(pages, write, (err) => withRemedy(asSvcError(err), this.id));
+        return;
+      }
+      const r = await writeTableList(pages, columns, write);
+      if (r.count === 0) this.note('(none)');
+      if (r.next_cursor !== null) this.note(`More: --cursor ${r.next_cursor} (or --all)`);
+    } finally {
+      release();
+    }
   }
 
   /** Human notes go to stderr so stdout stays clean for pipes and --json. */

@@ -233,18 +233,3 @@ export class DaemonClient {
 
 /** An id as one path segment, whatever it contains. */
 export const segment = (id: string): string => encodeURIComponent(id);
-
-/** Follow `next_cursor` until the last page, or return the one page asked for. */
-export async function pages<T>(
-  fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; next_cursor: string | null }>,
-  o: { cursor?: string | undefined; all: boolean },
-): Promise<{ items: T[]; next_cursor: string | null }> {
-  let page = await fetchPage(o.cursor);
-  if (!o.all) return page;
-  const items = [...page.items];
-  while (page.next_cursor !== null) {
-    page = await fetchPage(page.next_cursor);
-    items.push(...page.items);
-  }
-  return { items, next_cursor: null };
-}

@@ -47,8 +47,19 @@ export abstract class DaemonCommand extends SvcCommand {
   }
 }
 
+export const MAX_PAGE_SIZE = 200;
+
 export const pageFlags = {
-  limit: Flags.integer({ summary: 'Page size, 1 to 200 (default 50).', min: 1, max: 200 }),
+  limit: Flags.integer({
+    summary: `Page size, 1 to ${MAX_PAGE_SIZE} (default 50; with --all, ${MAX_PAGE_SIZE}).`,
+    min: 1,
+    max: MAX_PAGE_SIZE,
+  }),
   cursor: Flags.string({ summary: 'Continue from the next_cursor of a previous page.' }),
   all: Flags.boolean({ summary: 'Follow next_cursor to the last page.', exclusive: ['cursor'] }),
 };
+
+/** The page size to ask for: as given, else the largest when following every page (fewer round trips). */
+export function pageLimit(flags: { limit?: number | undefined; all: boolean }): number | undefined {
+  return flags.limit ?? (flags.all ? MAX_PAGE_SIZE : undefined);
+}

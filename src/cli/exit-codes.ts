@@ -47,7 +47,8 @@ export function asSvcError(err: unknown): SvcError {
       message,
     )
   ) {
-    return new SvcError('usage', message, { remedy: 'see --help' });
+    // No remedy here: the command adds one naming its own --help (cli/remedies.ts).
+    return new SvcError('usage', message);
   }
   return new SvcError('internal', message, { cause: err });
 }

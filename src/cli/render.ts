@@ -1,3 +1,4 @@
+import type { Column } from './list-output.js';
 import { renderTable } from './table.js';
 
 /** One record as a two-column table; nested values as compact JSON. */
@@ -6,12 +7,15 @@ export function renderRecord(record: Record<string, unknown>): string {
     ['field', 'value'],
     Object.entries(record).map(([k, v]) => [
       k,
-      v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v),
+      typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as string),
     ]),
   );
 }
 
-/** The cursor of the next page, said on stderr where a human reads it. */
-export function morePages(next: string | null): string | undefined {
-  return next === null ? undefined : `More: --cursor ${next} (or --all)`;
+/** Rows of a table by its columns. */
+export function renderRows<T>(columns: readonly Column<T>[], items: readonly T[]): string {
+  return renderTable(
+    columns.map((c) => c.header),
+    items.map((item) => columns.map((c) => c.cell(item))),
+  );
 }

@@ -8,7 +8,10 @@ import type { Caller } from './caller.js';
 
 export type AuthMode = 'token' | 'mtls';
 
-const REMEDY = 'ask the operator to check the token and the caller permissions';
+const REMEDY =
+  'ask an operator for a valid token: `svc token issue --tenant <tenant> --actor <you>`; send it as Authorization: Bearer <token>';
+const ROLE_REMEDY =
+  'ask an administrator for the role this needs (`svc actor list --tenant <tenant>` shows roles)';
 const unauthenticated = (reason: string) => new SvcError('unauthenticated', reason, { remedy: REMEDY });
 
 // A hash to compare against when the token id is unknown, so the unknown-id path hashes
@@ -83,9 +86,9 @@ export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
 /** A valid credential without the role is 403, never 401. */
 export function requireHuman(caller: Caller, role?: Role): void {
   if (caller.actor.kind !== 'human') {
-    throw new SvcError('forbidden', 'this route is for registered humans', { remedy: REMEDY });
+    throw new SvcError('forbidden', 'this route is for registered humans', { remedy: ROLE_REMEDY });
   }
   if (role !== undefined && !hasRole(caller.actor, role)) {
-    throw new SvcError('forbidden', `this route needs the ${role} role`, { remedy: REMEDY });
+    throw new SvcError('forbidden', `this route needs the ${role} role`, { remedy: ROLE_REMEDY });
   }
 }

@@ -14,7 +14,13 @@ export interface ExportSummary {
   anchor_count: number;
   pre_anchor: boolean;
   root_hash: string;
+  /** The key that signed the header's head. */
   key_id: string;
+  /**
+   * Every key that signed a head in the file (anchors and header), oldest first: what a
+   * verifier must be given. After a rotation that is more than the active key.
+   */
+  key_ids: string[];
   exported_at: string;
 }
 
@@ -58,6 +64,7 @@ export async function exportLog(
       if (snapshot.redactedPast(n)) continue;
       // The head signed for this export is the header's; a head already stored at n is also an anchor.
       const anchorCount = snapshot.anchorCount(n) - (created ? 1 : 0);
+      const keyIds = [...new Set([...snapshot.anchorKeyIds(n), anchor.keyId])];
       const exportedAt = opts.now().toISOString();
       const header = headerLine(
         { tenantId, exportedAt, head: anchor.head, publicKey, preAnchor: anchorCount === 0 },
@@ -76,6 +83,7 @@ export async function exportLog(
         pre_anchor: anchorCount === 0,
         root_hash: anchor.head.root_hash,
         key_id: anchor.keyId,
+        key_ids: keyIds,
         exported_at: exportedAt,
       };
     } finally {

@@ -159,7 +159,7 @@ export class IntegrationOps {
     if (!s) {
       throw new SvcError('not_found', `no surface ${surfaceId} is configured for this tenant`, {
         code: 'unknown_surface',
-        remedy: 'see GET /v1/integration-ops/surfaces',
+        remedy: 'see `svc integration-ops surfaces`',
       });
     }
     return s;

@@ -16,6 +16,27 @@ export interface KeyView {
   public_key_pem: string;
 }
 
+/** What an auditor pins for one key: its id and public key, and when it signed. */
+export interface PinnedKey {
+  key_id: string;
+  public_key: string;
+  algorithm: 'ed25519';
+  status: 'active' | 'retired';
+  created_at: string;
+  retired_at: string | null;
+}
+
+export function pinnedKey(k: KeyView): PinnedKey {
+  return {
+    key_id: k.key_id,
+    public_key: k.public_key,
+    algorithm: k.algorithm,
+    status: k.status,
+    created_at: k.created_at,
+    retired_at: k.retired_at,
+  };
+}
+
 function view(k: SigningKeyRecord): KeyView {
   return {
     tenant_id: k.tenantId,

@@ -149,17 +149,18 @@ export async function showTask(store: Store, tenantId: string, id: string): Prom
 /** One page ordered by id; `next_cursor` is null on the last page. */
 export async function listTasks(
   store: Store,
-  opts: { tenantId: string; limit: number; after?: string },
-): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
+  opts: { tenantId: string; limit: number; cursor?: string },
+): Promise<{ items: TaskView[]; next_cursor: string | null }> {
   if (!Number.isInteger(opts.limit) || opts.limit < 1 || opts.limit > MAX_PAGE) {
     throw invalidField('limit', `an integer from 1 to ${MAX_PAGE}`);
   }
   await requireTenant(store, opts.tenantId);
-  const after = opts.after === undefined ? {} : { after: checkSlug('after', opts.after) };
+  // The cursor is the last task id of the previous page.
+  const after = opts.cursor === undefined ? {} : { after: checkSlug('cursor', opts.cursor) };
   const rows = await store.tasks.list(opts.tenantId, { limit: opts.limit + 1, ...after });
   const page = rows.slice(0, opts.limit);
   return {
-    tasks: page.map(taskView),
+    items: page.map(taskView),
     next_cursor: rows.length > opts.limit ? (page[page.length - 1]?.id ?? null) : null,
   };
 }

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/actor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
-import type { ConflictCode } from '../core/decision/outcome.js';
+import type { ConflictCode, NoDeferral } from '../core/decision/outcome.js';
 import type { DecisionRequest } from '../core/decision/request.js';
 import type { Micros } from '../core/money.js';
 
@@ -42,7 +42,7 @@ export interface SealedReceipt {
 }
 
 export type Sealed =
-  | { kind: 'no_deferral' }
+  | NoDeferral
   | { kind: 'conflict'; code: ConflictCode; reason: string; remedy: string; intentId: string; prior: string }
   | {
       kind: 'sealed';

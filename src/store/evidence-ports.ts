@@ -72,6 +72,8 @@ export interface JournalSnapshot {
   redactedPast(size: number): boolean;
   /** Stored heads with tree_size <= size. */
   anchorCount(size: number): number;
+  /** The ids of the keys that signed those heads, in the order they first signed one. */
+  anchorKeyIds(size: number): string[];
   /** Entries 1..size with their anchors, in file order, a page at a time; `skipAnchorAt` leaves one head out. */
   items(size: number, opts: { skipAnchorAt?: number }): AsyncIterable<ExportItem[]>;
   close(): void;

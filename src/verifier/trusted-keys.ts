@@ -8,7 +8,8 @@ import { rawPublicKey } from '../evidence/keys.js';
 /** Why the key inside an export is never enough; printed when no key was given. */
 export const NO_KEY_MESSAGE =
   'no trusted public key given: pass --public-key with the tenant key you obtained out of band ' +
-  '(the operator runs `svc key show --tenant T`). The public key embedded in the export cannot ' +
+  '(the operator runs `svc key show --tenant T --all`, which lists retired keys too; pass each key ' +
+  'the export names). The public key embedded in the export cannot ' +
   'establish trust: whoever wrote the file chose it, so a forger would embed their own key and ' +
   'every signature would verify under it.';
 

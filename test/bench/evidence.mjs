@@ -22,7 +22,7 @@ function seconds(args, env) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** A journal of `entries` decision rows, appended as the pipeline appends them, a head per 10,000. */
-async function buildLog(home, entries) {
+export async function buildLog(home, entries) {
   const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
   const { JournalWriter } = await import(dist('src/store/sqlite/journal.js'));
   const { DataDir } = await import(dist('src/store/data-dir.js'));

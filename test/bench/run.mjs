@@ -11,6 +11,7 @@ import { bin, load, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
 import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
+import { listsBench } from './lists.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const only = process.argv[2];
@@ -134,4 +135,13 @@ if (!only || only === 'proofs') {
       `anchor with one witness, excluding the network wait: p50 ${p.anchor_local_p50_ms.toFixed(2)} ms, max ${p.anchor_local_max_ms.toFixed(2)} ms (target 50 ms); ` +
       `with it: p50 ${p.anchor_total_p50_ms.toFixed(2)} ms`,
   );
+}
+if (!only || only === 'lists') {
+  for (const l of await listsBench()) {
+    console.log(
+      `svc receipts list --all --json, ${l.count} receipts: ${l.cli_s.toFixed(2)} s against ${l.undici_s.toFixed(2)} s ` +
+        `fetching the same pages with undici, ratio ${l.ratio.toFixed(2)}x (target 2x); ` +
+        `peak RSS svc ${l.cli_peak_rss_mib.toFixed(0)} MiB, undici ${l.undici_peak_rss_mib.toFixed(0)} MiB`,
+    );
+  }
 }

@@ -116,10 +116,12 @@ describe('access requests end to end (built binary, TLS, CLI through the daemon)
     expect(requested.access_request.status).toBe('pending');
     expect(requested.access_request.cards.map((c) => c.recipient_id)).toEqual(['carol', 'olive']);
 
-    const cards = await runJson<{ card_id: string; access_request_id: string; role: string }[]>(
-      ['cards', 'list'],
-      as('carol'),
-    );
+    const cards = (
+      await runJson<{ items: { card_id: string; access_request_id: string; role: string }[] }>(
+        ['cards', 'list'],
+        as('carol'),
+      )
+    ).items;
     expect(cards).toEqual([expect.objectContaining({ access_request_id: id, role: 'manager' })]);
     const agent = await runSvc(
       ['cards', 'decide', cards[0]!.card_id, '--decision', 'approve', '--json'],
@@ -150,10 +152,12 @@ describe('access requests end to end (built binary, TLS, CLI through the daemon)
       as('carol'),
     );
     expect(decided.entitlement.status).toBe('active');
-    const closed = await runJson<{ card_id: string; status: string }[]>(
-      ['cards', 'list', '--status', 'closed'],
-      as('olive'),
-    );
+    const closed = (
+      await runJson<{ items: { card_id: string; status: string }[] }>(
+        ['cards', 'list', '--status', 'closed'],
+        as('olive'),
+      )
+    ).items;
     expect(closed).toHaveLength(1);
     const late = await runSvc(
       ['cards', 'decide', closed[0]!.card_id, '--decision', 'deny', '--json'],
@@ -186,8 +190,11 @@ describe('access requests end to end (built binary, TLS, CLI through the daemon)
       as('bot'),
     );
     const ownerCard = (
-      await runJson<{ card_id: string; access_request_id: string }[]>(['cards', 'list'], as('olive'))
-    ).find((c) => c.access_request_id === again.access_request.access_request_id)!;
+      await runJson<{ items: { card_id: string; access_request_id: string }[] }>(
+        ['cards', 'list'],
+        as('olive'),
+      )
+    ).items.find((c) => c.access_request_id === again.access_request.access_request_id)!;
     const granted = await runJson<{ entitlement: { entitlement_id: string } }>(
       ['cards', 'decide', ownerCard.card_id, '--decision', 'approve'],
       as('olive'),

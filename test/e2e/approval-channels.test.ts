@@ -153,19 +153,19 @@ describe('approval channels end to end (built binary, TLS)', () => {
   });
 
   it('the CLI configures channels and approvers by exact ids, and refuses what would not work', async () => {
-    const listed = await runJson<{ channels: { channel_id: string; kind: string; callback_path: string }[] }>(
+    const listed = await runJson<{ items: { channel_id: string; kind: string; callback_path: string }[] }>(
       ['channel', 'list', '--tenant', 'acme'],
       env,
     );
-    expect(listed.channels.map((c) => `${c.channel_id}:${c.kind}:${c.callback_path}`)).toEqual([
+    expect(listed.items.map((c) => `${c.channel_id}:${c.kind}:${c.callback_path}`)).toEqual([
       'ops-chat:chat:/approvals/ops-chat/callback',
       'ops-collab:collab:/approvals/ops-collab/callback',
     ]);
-    const actors = await runJson<{ actors: { actor_id: string; chat_user_id: string | null }[] }>(
+    const actors = await runJson<{ items: { actor_id: string; chat_user_id: string | null }[] }>(
       ['actor', 'list', ...t],
       env,
     );
-    expect(actors.actors.find((a) => a.actor_id === 'bob')?.chat_user_id).toBe('U024BOB');
+    expect(actors.items.find((a) => a.actor_id === 'bob')?.chat_user_id).toBe('U024BOB');
 
     const refused = async (args: string[]) => (await runSvc(['channel', 'add', ...args, '--json'], env)).code;
     expect(await refused(['x1', ...t, '--kind', 'chat', '--signing-secret-ref', 'plaintext-secret'])).toBe(2);

@@ -153,20 +153,21 @@ describe('brokered execution end to end (built binary, TLS)', () => {
   });
 
   it('secret list never shows a value; the integration-ops commands work through the daemon', async () => {
-    const listed = await runJson<{ secrets: { name: string; reference: string }[] }>(
+    const listed = await runJson<{ items: { name: string; reference: string }[] }>(
       ['secret', 'list', ...t],
       env,
     );
-    expect(listed.secrets).toEqual([
+    expect(listed.items).toEqual([
       expect.objectContaining({ name: 'crm-token', reference: 'secret:crm-token' }),
     ]);
     expect(JSON.stringify(listed)).not.toContain(TOKEN);
 
-    const surfaces = await runJson<{ surfaces: { surface_id: string; status: string }[] }>(
+    const surfaces = await runJson<{ items: { surface_id: string; status: string }[] }>(
       ['integration-ops', 'surfaces'],
       viaDaemon(alice),
     );
-    expect(surfaces.surfaces).toEqual([expect.objectContaining({ surface_id: 'crm', status: 'active' })]);
+    expect(Object.keys(surfaces)).toEqual(['items', 'next_cursor']);
+    expect(surfaces.items).toEqual([expect.objectContaining({ surface_id: 'crm', status: 'active' })]);
 
     ds.handle((c, res) => res.writeHead(c.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401).end('{}'));
     const check = await runJson<{ answer: string; live_vendor_verification: boolean }>(

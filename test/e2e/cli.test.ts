@@ -52,9 +52,9 @@ describe('svc provisioning commands', () => {
       key_id: expect.stringMatching(/^ed25519-/),
     });
     expect(t.admin_token).toMatch(/^svct_/);
-    const list = await runJson<{ tenants: { tenant_id: string; key_id: string }[] }>(['tenant', 'list'], env);
-    expect(list.tenants.map((x) => x.tenant_id)).toEqual(['acme', 'default']);
-    expect(new Set(list.tenants.map((x) => x.key_id)).size).toBe(2);
+    const list = await runJson<{ items: { tenant_id: string; key_id: string }[] }>(['tenant', 'list'], env);
+    expect(list.items.map((x) => x.tenant_id)).toEqual(['acme', 'default']);
+    expect(new Set(list.items.map((x) => x.key_id)).size).toBe(2);
     expect((await runSvc(['tenant', 'create', '--id', 'acme'], env)).code).toBe(4);
   });
 
@@ -97,11 +97,8 @@ describe('svc provisioning commands', () => {
     expect(
       (await runSvc(['actor', 'add', '--tenant', 'acme', '--id', 'bot', '--kind', 'service'], env)).code,
     ).toBe(4);
-    const list = await runJson<{ actors: { actor_id: string }[] }>(
-      ['actor', 'list', '--tenant', 'acme'],
-      env,
-    );
-    expect(list.actors.map((a) => a.actor_id)).toEqual(['alice', 'bob', 'bot']);
+    const list = await runJson<{ items: { actor_id: string }[] }>(['actor', 'list', '--tenant', 'acme'], env);
+    expect(list.items.map((a) => a.actor_id)).toEqual(['alice', 'bob', 'bot']);
     expect((await runSvc(['actor', 'list', '--tenant', 'nope'], env)).code).toBe(3);
   });
 
@@ -120,8 +117,8 @@ describe('svc provisioning commands', () => {
     const listed = await runSvc(['token', 'list', '--tenant', 'acme', '--actor', 'bot', '--json'], env);
     expect(listed.stdout).not.toContain((issued.token as string).slice(22));
     const tokens = (
-      JSON.parse(listed.stdout) as { tokens: { token_id: string; state: string; label: string | null }[] }
-    ).tokens;
+      JSON.parse(listed.stdout) as { items: { token_id: string; state: string; label: string | null }[] }
+    ).items;
     expect(tokens.find((t) => t.token_id === issued.token_id)).toMatchObject({
       state: 'active',
       label: 'ci',
@@ -129,11 +126,11 @@ describe('svc provisioning commands', () => {
     expect(
       await runJson(['token', 'revoke', '--tenant', 'acme', issued.token_id as string], env),
     ).toMatchObject({ revoked: true });
-    const after = await runJson<{ tokens: { token_id: string; state: string }[] }>(
+    const after = await runJson<{ items: { token_id: string; state: string }[] }>(
       ['token', 'list', '--tenant', 'acme'],
       env,
     );
-    expect(after.tokens.find((t) => t.token_id === issued.token_id)?.state).toBe('revoked');
+    expect(after.items.find((t) => t.token_id === issued.token_id)?.state).toBe('revoked');
 
     expect(
       (await runSvc(['token', 'revoke', '--tenant', 'acme', '--id', 'ffffffffffffffff'], env)).code,
@@ -159,15 +156,37 @@ describe('svc provisioning commands', () => {
     expect(pem.stdout).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\s\S]+-----END PUBLIC KEY-----\n$/);
     const rotated = await runJson<Record<string, string>>(['key', 'rotate', '--tenant', 'acme'], env);
     expect(rotated.key_id).not.toBe(shown.key_id);
-    const all = await runJson<{ key_id: string; keys: { key_id: string; status: string }[] }>(
+    const all = await runJson<{ key_id: string; keys: Record<string, unknown>[] }>(
       ['key', 'show', '--tenant', 'acme', '--all'],
       env,
     );
     expect(all.key_id).toBe(rotated.key_id);
-    expect(all.keys.map((k) => [k.key_id, k.status])).toEqual([
-      [shown.key_id, 'retired'],
-      [rotated.key_id, 'active'],
+    // Exactly what an auditor pins: every key an export may name, with its public key.
+    expect(all.keys).toEqual([
+      {
+        key_id: shown.key_id,
+        public_key: shown.public_key,
+        algorithm: 'ed25519',
+        status: 'retired',
+        created_at: expect.any(String),
+        retired_at: expect.any(String),
+      },
+      {
+        key_id: rotated.key_id,
+        public_key: rotated.public_key,
+        algorithm: 'ed25519',
+        status: 'active',
+        created_at: expect.any(String),
+        retired_at: null,
+      },
     ]);
+    const human = await runSvc(['key', 'show', '--tenant', 'acme', '--all'], env);
+    expect(human.stderr).toContain(
+      `Verify with: svc verify FILE --public-key ${shown.public_key} --public-key ${rotated.public_key}`,
+    );
+    expect((await runSvc(['key', 'show', '--tenant', 'acme'], env)).stderr).toMatch(
+      /1 retired key\(s\) not shown/,
+    );
   });
 
   it('unknown flags and missing values are usage errors (exit 2)', async () => {

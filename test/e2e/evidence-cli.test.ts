@@ -99,6 +99,7 @@ describe('svc export, svc verify and svc-verify (built binary)', () => {
       entry_count: 5,
       anchor_count: 2,
       pre_anchor: false,
+      key_ids: [summary.key_id],
       file,
     });
     const lines = readFileSync(file, 'utf8')
@@ -135,7 +136,21 @@ describe('svc export, svc verify and svc-verify (built binary)', () => {
     const bin = await runVerifyBin([file, '--public-key', key, '--json']);
     expect(bin.code).toBe(0);
     const report = JSON.parse(bin.stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ result: 'pass', findings: [], counts: { entries: 5 } });
+    expect(report).toMatchObject({
+      result: 'pass',
+      findings: [],
+      findings_omitted: 0,
+      counts: { entries: 5, redacted_entries: 0, redaction_ranges: 0 },
+      trusted_key_ids: [expect.stringMatching(/^ed25519-/)],
+      missing_key_ids: [],
+      does_not_establish: expect.any(Array),
+    });
+    // snake_case all the way down, like every other --json result.
+    const keysOf = (v: unknown): string[] =>
+      v !== null && typeof v === 'object'
+        ? Object.entries(v).flatMap(([k, x]) => [...(Array.isArray(v) ? [] : [k]), ...keysOf(x)])
+        : [];
+    expect(keysOf(report).filter((k) => /[A-Z]/.test(k))).toEqual([]);
   });
 
   it('a tampered export fails (exit 1), listing every finding with its line and code', async () => {

@@ -142,11 +142,11 @@ describe('svc capability, permission, policy, task and apply', () => {
       /tenant nope does not exist/,
     );
 
-    const list = await runJson<{ capabilities: { name: string; cost_usd: number }[] }>(
+    const list = await runJson<{ items: { name: string; cost_usd: number }[] }>(
       ['capability', 'list', '--tenant', 'acme'],
       env,
     );
-    expect(list.capabilities.map((c) => [c.name, c.cost_usd])).toEqual([
+    expect(list.items.map((c) => [c.name, c.cost_usd])).toEqual([
       ['crm.contacts', 0.01],
       ['payments.refund', 30],
     ]);
@@ -162,13 +162,11 @@ describe('svc capability, permission, policy, task and apply', () => {
       capability: 'crm.contacts',
     });
     expect(await runJson(['permission', 'grant', ...p], env)).toMatchObject({ result: 'unchanged' });
-    const list = await runJson<{ permissions: { actor_id: string; capability: string }[] }>(
+    const list = await runJson<{ items: { actor_id: string; capability: string }[] }>(
       ['permission', 'list', '--tenant', 'acme', '--actor', 'bot'],
       env,
     );
-    expect(list.permissions).toEqual([
-      expect.objectContaining({ actor_id: 'bot', capability: 'crm.contacts' }),
-    ]);
+    expect(list.items).toEqual([expect.objectContaining({ actor_id: 'bot', capability: 'crm.contacts' })]);
     await expectFailure(
       ['permission', 'grant', '--tenant', 'acme', '--actor', 'ghost', '--capability', 'crm.contacts'],
       3,
@@ -191,8 +189,7 @@ describe('svc capability, permission, policy, task and apply', () => {
       /bot holds no standing permission on crm\.contacts/,
     );
     expect(
-      (await runJson<{ permissions: unknown[] }>(['permission', 'list', '--tenant', 'acme'], env))
-        .permissions,
+      (await runJson<{ items: unknown[] }>(['permission', 'list', '--tenant', 'acme'], env)).items,
     ).toEqual([]);
   });
 
@@ -352,18 +349,18 @@ describe('svc capability, permission, policy, task and apply', () => {
       /Missing required flag[\s\S]*budget-usd/,
     );
 
-    const page = await runJson<{ tasks: { task_id: string }[]; next_cursor: string | null }>(
+    const page = await runJson<{ items: { task_id: string }[]; next_cursor: string | null }>(
       ['task', 'list', '--tenant', 'acme', '--limit', '2'],
       env,
     );
-    expect(page.tasks.map((t) => t.task_id)).toEqual(['q3', 'q3-eu']);
+    expect(page.items.map((t) => t.task_id)).toEqual(['q3', 'q3-eu']);
     expect(page.next_cursor).toBe('q3-eu');
-    const rest = await runJson<{ tasks: { task_id: string }[]; next_cursor: string | null }>(
-      ['task', 'list', '--tenant', 'acme', '--after', 'q3-eu'],
+    const rest = await runJson<{ items: { task_id: string }[]; next_cursor: string | null }>(
+      ['task', 'list', '--tenant', 'acme', '--cursor', 'q3-eu'],
       env,
     );
     expect(rest).toEqual({
-      tasks: [expect.objectContaining({ task_id: created.task_id })],
+      items: [expect.objectContaining({ task_id: created.task_id })],
       next_cursor: null,
     });
     await expectFailure(
@@ -496,11 +493,11 @@ describe('svc capability, permission, policy, task and apply', () => {
       2,
       /late\.yaml:7:14: tasks\[0\]\.sponsor: bot is an agent, not a human in tenant acme/,
     );
-    const actors = await runJson<{ actors: { actor_id: string }[] }>(
+    const actors = await runJson<{ items: { actor_id: string }[] }>(
       ['actor', 'list', '--tenant', 'acme'],
       env,
     );
-    expect(actors.actors.map((a) => a.actor_id)).not.toContain('erin');
+    expect(actors.items.map((a) => a.actor_id)).not.toContain('erin');
     await expectFailure(['apply', '-f', join(tmp.path, 'none.yaml')], 3, /none\.yaml does not exist/);
     const json = await runSvc(['apply', '-f', late, '--json'], env);
     expect(JSON.parse(json.stdout)).toMatchObject({

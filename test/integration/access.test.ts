@@ -62,7 +62,7 @@ describe('access requests, manager cards, entitlements', () => {
     const before = await post(t.bot, '/v1/action', write('w0'));
     expect(before.status).toBe(403);
     expect(before.body).toMatchObject({ code: 'not_permitted' });
-    expect(before.body.remedy).toMatch(/access-requests/);
+    expect(before.body.remedy).toMatch(/`svc access request crm\.write --reason/);
 
     const made = await request(t.bot);
     expect(made.status).toBe(201);

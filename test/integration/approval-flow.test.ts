@@ -105,6 +105,64 @@ describe('deferral, approval and resume (app.inject, real SQLite)', () => {
     expect((await post('/v1/action', pay(), bot)).json().code).toBe('duplicate_effect');
   });
 
+  it('polling a pending deferral answers with its standing receipt and adds nothing to the journal', async () => {
+    const journalSize = () => {
+      const snapshot = f.store.journalExports.snapshot('acme');
+      try {
+        return snapshot.size;
+      } finally {
+        snapshot.close();
+      }
+    };
+    const d = (await post('/v1/action', pay({ effect_key_step: 'poll' }), bot)).json();
+    const before = journalSize();
+    for (let i = 0; i < 5; i++) {
+      const poll = await post('/v1/action/resume', pay({ effect_key_step: 'poll' }), bot);
+      expect(poll.statusCode).toBe(202);
+      expect(poll.json()).toMatchObject({
+        decision: 'deferred',
+        intent_id: d.intent_id,
+        approval: { approval_id: d.approval.approval_id, status: 'pending' },
+        receipt: { receipt_id: d.receipt.receipt_id, sequence: d.receipt.sequence },
+      });
+      expect(poll.json().reason).toMatch(/still pending/);
+    }
+    expect(journalSize()).toBe(before);
+    // A change is still a decision, and sealed as one.
+    await decideApproval(d.approval.approval_id, 'approve');
+    const allowed = await post('/v1/action/resume', pay({ effect_key_step: 'poll' }), bot);
+    expect(allowed.json().decision).toBe('allowed');
+    expect(journalSize()).toBeGreaterThan(before);
+  });
+
+  it('resuming an already-allowed request is 404 naming the allowed intent, to its own actor only', async () => {
+    const d = (await post('/v1/action', pay({ effect_key_step: 'done' }), bot)).json();
+    await decideApproval(d.approval.approval_id, 'approve');
+    expect((await post('/v1/action/resume', pay({ effect_key_step: 'done' }), bot)).statusCode).toBe(200);
+    const again = await post('/v1/action/resume', pay({ effect_key_step: 'done' }), bot);
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toEqual({
+      code: 'no_deferral',
+      reason: `effect key t1/done was already allowed as intent ${d.intent_id}: there is no deferral left to resume`,
+      remedy: expect.stringContaining('`svc receipts list --task t1`'),
+      intent_id: d.intent_id,
+      outcome: 'allowed',
+    });
+    // Another actor of the tenant on the same key learns nothing about the intent.
+    const other = await post('/v1/action/resume', pay({ actor_id: 'bob', effect_key_step: 'done' }), bob);
+    expect(other.statusCode).toBe(404);
+    expect(other.json()).not.toHaveProperty('intent_id');
+    expect(other.json().remedy).toMatch(/svc receipts list --task t1/);
+    // A deferral resumed on the other route says where it stands.
+    const b = (await post('/v1/action', pay({ effect_key_step: 'route' }), bot)).json();
+    const wrong = await post('/v1/brokered/resume', pay({ effect_key_step: 'route' }), bot);
+    expect(wrong.statusCode).toBe(404);
+    expect(wrong.json()).toMatchObject({
+      intent_id: b.intent_id,
+      remedy: expect.stringMatching(/\/v1\/action\/resume/),
+    });
+  });
+
   it('a denial refuses on resume and frees the key; a new request asks anew', async () => {
     const d = (await post('/v1/action', pay({ effect_key_step: 'pay-2' }), bot)).json();
     expect((await decideApproval(d.approval.approval_id, 'deny')).statusCode).toBe(200);

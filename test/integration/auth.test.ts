@@ -58,7 +58,7 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
       const body = r.json();
       expect(body.code).toBe('unauthenticated');
       expect(body.reason).toMatch(reason);
-      expect(body.remedy).toMatch(/operator/);
+      expect(body.remedy).toMatch(/svc token issue --tenant <tenant> --actor <you>/);
     }
 
     const shortLived = await f.token('acme', 'bot', 60_000);

@@ -145,11 +145,15 @@ describe('POST /v1/action (app.inject, real SQLite)', () => {
     });
     await f.store.tasks.close('acme', 'done', f.now.value.toISOString());
     const cases: [Record<string, unknown>, string, RegExp | undefined][] = [
-      [{ capability: 'nope.cap' }, 'unknown_capability', /catalogue/],
+      [
+        { capability: 'nope.cap' },
+        'unknown_capability',
+        /svc capability register --tenant acme --name nope\.cap/,
+      ],
       [{ action: 'write' }, 'action_not_allowed', /read/],
-      [{ task_id: 'missing' }, 'unknown_task', undefined],
+      [{ task_id: 'missing' }, 'unknown_task', /svc task list --tenant acme/],
       [{ task_id: 'done' }, 'task_not_active', /closed/],
-      [{ capability: 'crm.export' }, 'not_permitted', /access-requests/],
+      [{ capability: 'crm.export' }, 'not_permitted', /svc access request crm\.export/],
       [{ capability: 'crm.sync' }, 'wrong_route', /\/v1\/brokered/],
       [{ amount_usd: 100.5 }, 'budget_exceeded', /raise the budget of task t1 by 0\.5 USD.*--set 100\.5/],
     ];

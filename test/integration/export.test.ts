@@ -1,9 +1,11 @@
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cjson } from '../../src/evidence/cjson.js';
 import { nodeCrypto } from '../../src/evidence/node-crypto.js';
 import { validateExportLine } from '../../src/evidence/schema-validator.js';
 import { verifyExport } from '../../src/evidence/verify/index.js';
 import type { JournalExports } from '../../src/store/evidence-ports.js';
+import { exportLog } from '../../src/export/log-export.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { JournalWriter, type JournalAppend } from '../../src/store/sqlite/journal.js';
 import { randomId } from '../../src/core/ids.js';
@@ -80,6 +82,43 @@ describe('svc export on a real log', () => {
         allowed: false,
         amount_usd: 0,
       });
+    } finally {
+      await real.f.close();
+    }
+  });
+});
+
+describe('an export after a key rotation', () => {
+  it('names every key its heads need, and a verifier short of one names the missing key id', async () => {
+    const real = await realExport();
+    try {
+      const keyring = new Keyring(real.f.dir, real.f.store);
+      const out = new Writable({ write: (_chunk, _encoding, done) => done() });
+      const summary = await exportLog(real.f.store, keyring, 'acme', out, { now: () => real.f.now.value });
+      const keys = await real.f.store.keys.list('acme');
+      const retired = keys.find((k) => k.status === 'retired')!;
+      const active = keys.find((k) => k.status === 'active')!;
+      expect(summary.key_id).toBe(active.keyId);
+      expect(summary.key_ids).toEqual([retired.keyId, active.keyId]);
+
+      const raw = (k: { publicKey: string }) => new Uint8Array(Buffer.from(k.publicKey, 'base64'));
+      const short = await verifyExport([Buffer.from(real.text)], { publicKeys: [raw(active)] }, nodeCrypto);
+      expect(short.result).toBe('fail');
+      expect(short.missingKeyIds).toEqual([retired.keyId]);
+      expect(short.findings).toContainEqual({
+        code: 'key_id_mismatch',
+        line: expect.any(Number),
+        message: expect.stringContaining(`anchor key_id ${retired.keyId} names no trusted key`),
+      });
+      expect(short.findings.find((x) => x.code === 'signature_invalid')?.message).toContain(
+        `it names ${retired.keyId}, which is not among the trusted keys`,
+      );
+      const both = await verifyExport(
+        [Buffer.from(real.text)],
+        { publicKeys: [raw(active), raw(retired)] },
+        nodeCrypto,
+      );
+      expect(both).toMatchObject({ result: 'pass', missingKeyIds: [] });
     } finally {
       await real.f.close();
     }

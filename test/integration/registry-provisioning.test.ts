@@ -298,7 +298,7 @@ describe('registration provisioning', () => {
           reason,
         });
       }
-      expect((await listTasks(r.store, { tenantId: 'acme', limit: 10 })).tasks).toEqual([]);
+      expect((await listTasks(r.store, { tenantId: 'acme', limit: 10 })).items).toEqual([]);
     });
 
     it('a child joins its parent tree; a closed task takes no children', async () => {
@@ -343,10 +343,10 @@ describe('registration provisioning', () => {
     it('lists a page at a time with a cursor, and bounds the page size', async () => {
       for (const id of ['a', 'b', 'c']) await createTask(r.store, { ...job, id }, r.now);
       const one = await listTasks(r.store, { tenantId: 'acme', limit: 2 });
-      expect(one.tasks.map((t) => t.task_id)).toEqual(['a', 'b']);
+      expect(one.items.map((t) => t.task_id)).toEqual(['a', 'b']);
       expect(one.next_cursor).toBe('b');
-      const two = await listTasks(r.store, { tenantId: 'acme', limit: 2, after: 'b' });
-      expect(two).toMatchObject({ tasks: [{ task_id: 'c' }], next_cursor: null });
+      const two = await listTasks(r.store, { tenantId: 'acme', limit: 2, cursor: 'b' });
+      expect(two).toMatchObject({ items: [{ task_id: 'c' }], next_cursor: null });
       for (const limit of [0, 201, 1.5]) {
         await expect(listTasks(r.store, { tenantId: 'acme', limit })).rejects.toMatchObject({
           field: 'limit',

@@ -1,6 +1,6 @@
 import type { ActorKind } from '../actor.js';
 import { fits, microsToDecimal, remaining, shortfall, type Micros } from '../money.js';
-import type { Outcome, RefusalCode } from './outcome.js';
+import type { NoDeferral, Outcome, RefusalCode } from './outcome.js';
 import type { DecisionRequest } from './request.js';
 import type { DecisionState } from './state.js';
 
@@ -24,6 +24,42 @@ export interface DecisionRules {
 
 export const APPROVAL_TTL_MS = 24 * 3_600_000;
 
+/**
+ * Why a resume has nothing to resume (404, nothing recorded). The intent holding the key is
+ * named only to the actor who made it: another caller learns no more than a bare 404.
+ */
+function noDeferral(req: DecisionRequest, s: DecisionState): NoDeferral {
+  const key = s.effectKey;
+  const step = `${req.taskId}/${req.step}`;
+  const receipts = `svc receipts list --task ${req.taskId}`;
+  if (!key || key.actorId !== s.caller.id) {
+    return {
+      kind: 'no_deferral',
+      reason: `no standing deferral matches effect key ${step} on this route`,
+      remedy: `check task_id and effect_key_step; \`${receipts}\` shows what was decided on the task`,
+    };
+  }
+  const named = { intentId: key.intentId, prior: key.outcome };
+  if (key.state === 'claimed') {
+    return {
+      kind: 'no_deferral',
+      reason: `effect key ${step} was already ${key.outcome} as intent ${key.intentId}: there is no deferral left to resume`,
+      remedy:
+        (key.route === 'action'
+          ? 'use the grant the allowing response returned; '
+          : 'the allowing response carried the provider outcome; ') +
+        `\`${receipts}\` shows intent ${key.intentId}; do not use a new effect key to repeat it`,
+      ...named,
+    };
+  }
+  return {
+    kind: 'no_deferral',
+    reason: `effect key ${step} is deferred on /v1/${key.route}, not on /v1/${req.route} (intent ${key.intentId})`,
+    remedy: `resume it with POST /v1/${key.route}/resume and the same body`,
+    ...named,
+  };
+}
+
 const usd = (m: Micros) => `${microsToDecimal(m)} USD`;
 
 /**
@@ -40,7 +76,7 @@ export function decide(
   // Resume: the deferral must stand, for this route, with the identical body.
   if (mode === 'resume') {
     const key = s.effectKey;
-    if (!key || key.state !== 'deferred' || key.route !== req.route) return { kind: 'no_deferral' };
+    if (!key || key.state !== 'deferred' || key.route !== req.route) return noDeferral(req, s);
     if (key.requestDigest !== req.digest) {
       return {
         kind: 'conflict',
@@ -71,7 +107,7 @@ export function decide(
     return refuse(
       'unknown_capability',
       `capability ${req.capability} is not registered in this tenant`,
-      'see GET /v1/capabilities and GET /v1/catalogue',
+      `GET /v1/capabilities lists what you may use; an operator registers it with \`svc capability register --tenant ${req.tenantId} --name ${req.capability}\``,
     );
   }
   if (!cap.actions.includes(req.action)) {
@@ -102,14 +138,14 @@ export function decide(
     return refuse(
       'unknown_task',
       `task ${req.taskId} does not exist in this tenant`,
-      'ask the task sponsor for a valid task id',
+      `ask the task sponsor for a valid task id (\`svc task list --tenant ${req.tenantId}\` lists them)`,
     );
   if (task.status !== 'active') {
     return refuse(
       'task_not_active',
       `task ${task.id} is ${task.status}`,
       task.status === 'draft'
-        ? 'the sponsor activates it by installing its execution constraints'
+        ? `the sponsor activates it by installing its execution constraints: \`svc constraints install ${task.rootId} --plan plan.json\``
         : 'closed tasks take no new actions; use an active task',
     );
   }
@@ -129,8 +165,7 @@ export function decide(
           kind: 'conflict',
           code: 'duplicate_effect',
           reason: `effect key ${req.taskId}/${req.step} is already claimed by intent ${k.intentId} (${k.outcome}); a claim is not proof the effect happened`,
-          remedy:
-            'inspect the original intent through GET /v1/receipts?task_id=…; do not use a new effect key to get past this',
+          remedy: `inspect the original intent with \`svc receipts list --task ${req.taskId}\`; do not use a new effect key to get past this`,
           intentId: k.intentId,
           prior: k.outcome,
         }
@@ -150,8 +185,8 @@ export function decide(
       'not_permitted',
       `${s.caller.id} holds no permission or entitlement for ${cap.name}`,
       cap.requestable
-        ? `request access: POST /v1/access-requests with {"capability": "${cap.name}"}`
-        : 'ask an administrator to grant the permission',
+        ? `request access: \`svc access request ${cap.name} --reason <why> --duration <8h>\``
+        : `ask an administrator to grant it: \`svc permission grant --tenant ${req.tenantId} --actor ${s.caller.id} --capability ${cap.name}\``,
     );
   }
 
@@ -160,7 +195,7 @@ export function decide(
     return refuse(
       'surface_unavailable',
       s.surfaceProblem,
-      'ask an administrator about the integration surface',
+      'ask an administrator about the integration surface (`svc integration-ops surfaces` shows its state)',
     );
   }
 
@@ -247,6 +282,7 @@ export function decide(
         amountMicros: requested,
         openApproval: false,
         approvalId: a.id,
+        standing: true,
       };
     }
     consumeApprovalId = a.id;

@@ -23,8 +23,21 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number];
 export const CONFLICT_CODES = ['duplicate_effect', 'deferral_pending', 'request_mismatch'] as const;
 export type ConflictCode = (typeof CONFLICT_CODES)[number];
 
+/**
+ * A resume with no standing deferral to resume (404). When the key was already decided by
+ * the caller's own request, the body names that intent and its outcome instead of leaving
+ * the caller to guess.
+ */
+export interface NoDeferral {
+  kind: 'no_deferral';
+  reason: string;
+  remedy: string;
+  intentId?: string;
+  prior?: string;
+}
+
 export type Outcome =
-  | { kind: 'no_deferral' }
+  | NoDeferral
   | { kind: 'conflict'; code: ConflictCode; reason: string; remedy: string; intentId: string; prior: string }
   | {
       kind: 'refused';
@@ -43,6 +56,12 @@ export type Outcome =
       amountMicros: Micros;
       openApproval: boolean;
       approvalId?: string;
+      /**
+       * A resume that finds the deferral exactly as it stood (its approval still pending):
+       * nothing changed, so nothing is recorded and the standing deferral's receipt answers.
+       * Polling then never grows the journal.
+       */
+      standing?: boolean;
     }
   | {
       kind: 'allowed';

@@ -7,6 +7,8 @@ import type { Task } from '../task.js';
 export interface EffectKeyState {
   state: 'claimed' | 'deferred';
   intentId: string;
+  /** who made the intent that holds the key */
+  actorId: string;
   requestDigest: string;
   route: string;
   outcome: string;

@@ -118,7 +118,7 @@ function brokeredRoute(
           reason: executed.sent
             ? `the provider was called but its outcome (${executed.outcome}) could not be recorded: the effect may have happened`
             : 'the request was not sent to the provider, but that could not be recorded',
-          remedy: `reconcile intent ${sealed.intentId} with the provider and GET /v1/receipts?task_id=${req.taskId}; do not resend with a new effect key`,
+          remedy: `reconcile intent ${sealed.intentId} with the provider and \`svc receipts list --task ${req.taskId}\`; do not resend with a new effect key`,
           intent_id: sealed.intentId,
           execution_id: pending.executionId,
           executed: executed.sent,

@@ -12,6 +12,7 @@ import {
   ActionRequestBody,
   ConflictResponse,
   DecisionResponse,
+  NoDeferralResponse,
   toDecisionRequest,
 } from '../schemas/decision.js';
 
@@ -30,9 +31,12 @@ export function checkClaims(caller: Caller, body: { tenant_id: string; actor_id:
 /** A sealed decision as HTTP: 200 allowed, 202 deferred, 403 refused (with its receipt). */
 export function replyDecision(reply: FastifyReply, s: Sealed) {
   if (s.kind === 'no_deferral') {
-    throw new SvcError('not_found', 'no standing deferral matches this effect key on this route', {
+    // 404 as the spec says; the body says why and, to the intent's own actor, which intent holds the key.
+    return reply.status(404).send({
       code: 'no_deferral',
-      remedy: 'check task_id and effect_key_step; a deferral resumes on the route it was made on',
+      reason: s.reason,
+      remedy: s.remedy,
+      ...(s.intentId !== undefined ? { intent_id: s.intentId, outcome: s.prior } : {}),
     });
   }
   if (s.kind === 'conflict') {
@@ -118,7 +122,11 @@ export function withResume<R extends Record<number, unknown>>(responses: R, mode
   return mode === 'resume'
     ? {
         ...responses,
-        404: { description: 'no standing deferral for this key on this route', schema: ErrorBodySchema },
+        404: {
+          description:
+            "no standing deferral for this key on this route; names the caller's own intent that holds the key (for example already allowed)",
+          schema: NoDeferralResponse,
+        },
       }
     : responses;
 }

@@ -101,6 +101,21 @@ export const DecisionResponse = z
   })
   .meta({ id: 'Decision' });
 
+export const NoDeferralResponse = z
+  .object({
+    code: z.literal('no_deferral'),
+    reason: z.string(),
+    remedy: z.string(),
+    intent_id: z
+      .string()
+      .optional()
+      .describe(
+        "the intent that holds the effect key, when it is the caller's own (for example already allowed)",
+      ),
+    outcome: z.string().optional().describe("that intent's outcome"),
+  })
+  .meta({ id: 'NoDeferral' });
+
 export const ConflictResponse = z
   .object({
     code: z.enum(CONFLICT_CODES),

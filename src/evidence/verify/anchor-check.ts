@@ -1,7 +1,7 @@
 import { bytesEqual } from '../bytes.js';
 import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
-import type { VerifierState } from './state.js';
+import { noteUntrustedKeyId, type VerifierState } from './state.js';
 import { checkTimestamp } from './timestamp-check.js';
 import { tallyWitnesses } from './witness-check.js';
 
@@ -86,7 +86,12 @@ function checkKeyNaming(
       `anchor key_id ${keyId} does not name the key that signed it (${verifiedBy})`,
     );
   } else if (verifiedBy === undefined && !state.trustedKeys.some((key) => key.keyId === keyId)) {
-    sink.add('key_id_mismatch', at, `anchor key_id ${keyId} names no trusted key`);
+    noteUntrustedKeyId(state, keyId);
+    sink.add(
+      'key_id_mismatch',
+      at,
+      `anchor key_id ${keyId} names no trusted key: pass that key's public key with --public-key (obtained out of band, as every trusted key is)`,
+    );
   }
 }
 

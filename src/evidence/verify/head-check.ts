@@ -52,7 +52,11 @@ export function checkTreeHead(
   );
   const key = ordered.find((candidate) => state.crypto.verifyEd25519(candidate.raw, payload, signature));
   if (key === undefined) {
-    sink.add('signature_invalid', at, `${label} signature does not verify under any trusted key`);
+    const named =
+      preferKeyId !== undefined && !state.trustedKeys.some((k) => k.keyId === preferKeyId)
+        ? ` (it names ${preferKeyId}, which is not among the trusted keys)`
+        : '';
+    sink.add('signature_invalid', at, `${label} signature does not verify under any trusted key${named}`);
   }
   return key;
 }

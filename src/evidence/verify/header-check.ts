@@ -6,7 +6,7 @@ import { keyIdOf } from '../key-id.js';
 import { logIdFor } from '../log-id.js';
 import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
 import { checkTreeHead } from './head-check.js';
-import type { VerifierState } from './state.js';
+import { noteUntrustedKeyId, type VerifierState } from './state.js';
 
 /**
  * The header (§2, §6): it is not signed, so nothing in it is believed. Its tenant id fixes
@@ -50,7 +50,7 @@ export function checkHeader(state: VerifierState, at: number, header: JsonObject
     sink.add('algorithm_unsupported', at, `signature_algorithm ${JSON.stringify(algorithm)} is not ed25519`);
   }
   checkHeaderKey(state, at, asString(header.public_key), asString(header.signing_key_id));
-  if (head) checkTreeHead(state, at, head, 'header head');
+  if (head) checkTreeHead(state, at, head, 'header head', asString(header.signing_key_id));
 }
 
 function checkHeaderKey(
@@ -69,10 +69,11 @@ function checkHeaderKey(
   }
   const keyId = keyIdOf(raw, state.crypto.sha256);
   if (!state.trustedKeys.some((key) => bytesEqual(key.raw, raw))) {
+    noteUntrustedKeyId(state, keyId);
     sink.add(
       'untrusted_key',
       at,
-      `header public_key (${keyId}) is not a trusted key; the embedded key is never used instead`,
+      `header public_key (${keyId}) is not a trusted key; the embedded key is never used instead: obtain ${keyId} out of band and pass it with --public-key`,
     );
   }
   if (signingKeyId !== undefined && signingKeyId !== keyId) {

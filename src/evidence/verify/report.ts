@@ -47,6 +47,8 @@ export interface VerificationReport {
     required: number;
   };
   trustedKeyIds: string[];
+  /** Key ids the file names as signers that were not trusted (at most 16): pin them too. */
+  missingKeyIds: string[];
   establishes: string;
   doesNotEstablish: readonly string[];
 }
@@ -96,6 +98,7 @@ export function buildReport(state: VerifierState): VerificationReport {
       required: state.attestation.requireWitnesses,
     },
     trustedKeyIds: state.trustedKeys.map((key) => key.keyId),
+    missingKeyIds: [...state.untrustedKeyIds],
     establishes: PASS_ESTABLISHES,
     doesNotEstablish: PASS_DOES_NOT_ESTABLISH,
   };

@@ -49,12 +49,26 @@ export interface VerifierState {
   lastAnchorWitnesses?: { line: number; treeSize: number; independent: number };
   /** Token checks in flight (WebCrypto is asynchronous); settled before the next line. */
   pending: Promise<unknown>[];
+  /**
+   * Key ids the file says signed its heads that are not among the trusted keys: what the
+   * auditor is missing. Bounded, since a forged file could name a new id on every line.
+   */
+  untrustedKeyIds: string[];
 }
 
 export interface AttestationTrust {
   tsaRoots: readonly pkijs.Certificate[];
   pins: ReadonlyMap<string, PinnedWitness>;
   requireWitnesses: number;
+}
+
+export const MAX_UNTRUSTED_KEY_IDS = 16;
+
+/** Remember a key id the file names but the caller did not trust (bounded). */
+export function noteUntrustedKeyId(state: VerifierState, keyId: string): void {
+  if (state.trustedKeys.some((key) => key.keyId === keyId)) return;
+  if (state.untrustedKeyIds.includes(keyId) || state.untrustedKeyIds.length >= MAX_UNTRUSTED_KEY_IDS) return;
+  state.untrustedKeyIds.push(keyId);
 }
 
 export function newVerifierState(
@@ -78,5 +92,6 @@ export function newVerifierState(
     witnesses: { anchors: 0, cosignatures: 0, verified: 0, unpinned: 0, notCounted: 0 },
     attestation,
     pending: [],
+    untrustedKeyIds: [],
   };
 }

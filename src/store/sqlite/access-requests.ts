@@ -86,7 +86,7 @@ export class SqliteAccessRequests implements AccessRequestStore {
       if (open) {
         throw new SvcError('conflict', `access request ${open.id} for ${capability} is already pending`, {
           code: 'request_pending',
-          remedy: `wait for its decision (GET /v1/access-requests/${open.id}), or revoke it first`,
+          remedy: `wait for its decision (\`svc access show ${open.id}\`), or revoke it first (\`svc access revoke ${open.id}\`)`,
         });
       }
       const recipients = cardRecipients(requester, JSON.parse(cap.owners) as string[]).filter(

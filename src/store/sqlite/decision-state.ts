@@ -28,7 +28,7 @@ export class DecisionStateLoader {
         ),
       ),
       effectKey: db.prepare(
-        `SELECT k.state, k.intent_id, k.request_digest, i.route, i.outcome, i.approval_id
+        `SELECT k.state, k.intent_id, k.request_digest, i.actor_id, i.route, i.outcome, i.approval_id
          FROM effect_keys k JOIN intents i ON i.tenant_id = k.tenant_id AND i.id = k.intent_id
          WHERE k.tenant_id = ? AND k.task_id = ? AND k.step = ?`,
       ),
@@ -108,6 +108,7 @@ export class DecisionStateLoader {
           state: 'claimed' | 'deferred';
           intent_id: string;
           request_digest: string;
+          actor_id: string;
           route: string;
           outcome: string;
           approval_id: string | null;
@@ -116,6 +117,7 @@ export class DecisionStateLoader {
     const effectKey: EffectKeyState | undefined = k && {
       state: k.state,
       intentId: k.intent_id,
+      actorId: k.actor_id,
       requestDigest: k.request_digest,
       route: k.route,
       outcome: k.outcome,

@@ -68,6 +68,11 @@ export class SqliteDecisions implements DecisionStore {
            operation, credential_ref, state, created_at, owner_pid, owner_instance)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
       ),
+      standingReceipt: db.prepare(
+        `SELECT j.receipt_id, j.sequence, j.record_hash, j.record, j.occurred_at FROM intents i
+         JOIN journal j ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
+         WHERE i.tenant_id = ? AND i.id = ?`,
+      ),
       grant: db.prepare(
         `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
@@ -92,6 +97,8 @@ export class SqliteDecisions implements DecisionStore {
       return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
     }
     const intentId = mode === 'resume' ? state.effectKey!.intentId : randomId('int');
+    if (outcome.kind === 'deferred' && outcome.standing)
+      return this.standing(req.tenantId, intentId, outcome);
     return this.record(
       req,
       caller,
@@ -103,6 +110,38 @@ export class SqliteDecisions implements DecisionStore {
       now,
       surface.ok ? surface.target : undefined,
     );
+  }
+
+  /**
+   * A resume that found the deferral as it stood: answered with the deferral's own sealed
+   * receipt, and nothing written, so a client polling for its approval adds no records.
+   */
+  private standing(
+    tenantId: string,
+    intentId: string,
+    o: Extract<SealedOutcome, { kind: 'deferred' }>,
+  ): Sealed {
+    const row = this.w.standingReceipt.get(tenantId, intentId) as
+      | { receipt_id: string; sequence: number; record_hash: string; record: string; occurred_at: string }
+      | undefined;
+    if (!row) throw new Error(`the standing deferral ${intentId} has no journal record`);
+    const record = JSON.parse(row.record) as Record<string, unknown>;
+    return {
+      kind: 'sealed',
+      outcome: 'deferred',
+      intentId,
+      reason: o.reason,
+      remedy: o.remedy,
+      amountMicros: 0n,
+      receipt: {
+        receiptId: row.receipt_id,
+        sequence: row.sequence,
+        recordHash: row.record_hash,
+        occurredAt: row.occurred_at,
+        record,
+      },
+      ...(o.approvalId ? { approval: { approvalId: o.approvalId, status: 'pending' } } : {}),
+    };
   }
 
   /** Step 7's input: only a brokered capability on the brokered route has a surface to judge. */

@@ -102,6 +102,15 @@ class SqliteJournalSnapshot implements JournalSnapshot {
       .get(this.tenantId, size) as number;
   }
 
+  anchorKeyIds(size: number): string[] {
+    return this.db
+      .prepare(
+        'SELECT key_id FROM anchors WHERE tenant_id = ? AND tree_size <= ? GROUP BY key_id ORDER BY min(tree_size)',
+      )
+      .pluck()
+      .all(this.tenantId, size) as string[];
+  }
+
   async *items(size: number, opts: { skipAnchorAt?: number } = {}): AsyncGenerator<ExportItem[]> {
     let after = 0;
     let anchors = this.anchorPage(0, size);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientSettings, DaemonClient, pages } from '../../../src/cli/daemon-client.js';
+import { clientSettings, DaemonClient } from '../../../src/cli/daemon-client.js';
+import { pageStream } from '../../../src/cli/list-output.js';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { SvcError } from '../../../src/core/errors.js';
 import type { DaemonAddress } from '../../../src/store/daemon-address.js';
@@ -161,8 +162,16 @@ describe('daemon client over HTTP', () => {
     const c = client();
     const fetch = (cursor: string | undefined) =>
       c.get<{ items: number[]; next_cursor: string | null }>('/page', { cursor });
-    expect(await pages(fetch, { all: false })).toEqual({ items: [1, 2], next_cursor: 'p2' });
-    expect(await pages(fetch, { all: true })).toEqual({ items: [1, 2, 3], next_cursor: null });
+    const collect = async (all: boolean) => {
+      const got: { items: number[]; next_cursor: string | null }[] = [];
+      for await (const page of pageStream(fetch, { all })) got.push(page);
+      return got;
+    };
+    expect(await collect(false)).toEqual([{ items: [1, 2], next_cursor: 'p2' }]);
+    expect(await collect(true)).toEqual([
+      { items: [1, 2], next_cursor: 'p2' },
+      { items: [3], next_cursor: null },
+    ]);
     await c.close();
   });
 
