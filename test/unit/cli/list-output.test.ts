@@ -12,7 +12,7 @@ import {
 } from '../../../src/cli/list-output.js';
 import { withRemedy } from '../../../src/cli/remedies.js';
 import { cellText, renderTable } from '../../../src/cli/table.js';
-import { SvcError } from '../../../src/core/errors.js';
+import { SvcError, type ErrorCode } from '../../../src/core/errors.js';
 
 interface Row {
   id: string;
@@ -222,7 +222,7 @@ describe('remedies', () => {
       'unavailable',
       'internal',
     ] as const) {
-      const body = withRemedy(new SvcError(kind, 'r', { code: `${kind}_x` }), 'x').toBody();
+      const body = withRemedy(new SvcError(kind, 'r', { code: `${kind}_x` as ErrorCode }), 'x').toBody();
       expect(body.code).toBe(`${kind}_x`);
       expect(body.remedy).toMatch(/`svc |SVC_DEBUG|try again/);
       expect(body.remedy).not.toMatch(/\/v1\//);
