@@ -10,20 +10,24 @@ import { demoStateFile } from '../src/provisioning/demo-state.js';
 
 export default class Quickstart extends DataDirCommand {
   static override summary =
-    'Set up the demo tenant in ./.svc (once), start the daemon over TLS, and walk through a governed action.';
+    'Set up the demo tenant in ./.svc (once), start the daemon and the operator console over TLS, and walk through a governed action.';
   static override description =
     'The first run makes the data dir: tenant demo, the human admin (administrator, operator, approver), the agent demo-agent, a readable and an irreversible capability, a policy permitting both, and a task with a budget. Later runs reuse it and show the same tokens. A busy address is refused before anything is written.';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> quickstart',
     '<%= config.bin %> quickstart --tour',
-    '<%= config.bin %> quickstart --listen 127.0.0.1:9090',
+    '<%= config.bin %> quickstart --listen 127.0.0.1:9090 --console-listen 127.0.0.1:9091',
     'eval "$(<%= config.bin %> quickstart --env)"',
   ];
   static override flags = {
     listen: Flags.string({
       summary: 'Daemon address (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8090',
+    }),
+    'console-listen': Flags.string({
+      summary: 'Operator console address (host:port; port 0 picks a free one).',
+      default: '127.0.0.1:8091',
     }),
     tour: Flags.boolean({
       summary: 'Run the walk-through against the daemon just started and print what each step saw.',
@@ -47,7 +51,12 @@ export default class Quickstart extends DataDirCommand {
     // The daemon's modules (fastify, SQLite, Cedar) load only here, so `--env` stays quick.
     const { startQuickstart } = await import('../src/cli/quickstart-session.js');
     const { runTour } = await import('../src/cli/quickstart-tour.js');
-    const qs = await startQuickstart({ root: dir.root, listen: flags.listen, now: new Date() });
+    const qs = await startQuickstart({
+      root: dir.root,
+      listen: flags.listen,
+      consoleListen: flags['console-listen'],
+      now: new Date(),
+    });
     const b = chalk.bold;
     const { demo } = qs;
     this.log(
@@ -55,6 +64,9 @@ export default class Quickstart extends DataDirCommand {
     );
     this.log('');
     this.log(`  daemon   ${b(qs.daemon.url)}   (JSON log: ${resolve(dir.root, 'daemon.log')})`);
+    this.log(
+      `  console  ${b(qs.console.url)}   (sign in with the admin token from \`svc quickstart --env\`; JSON log: ${resolve(dir.root, 'console.log')})`,
+    );
     this.log(`  CA file  ${demo.ca_cert}`);
     this.log(
       `  tenant   ${DEMO.tenant}: human ${DEMO.admin} (administrator, operator, approver), agent ${DEMO.agent}`,

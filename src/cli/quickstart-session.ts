@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startConsole, type RunningConsole } from '../console/server.js';
 import { startDaemon, type RunningDaemon } from '../daemon/server.js';
 import { checkDemoDir, ensureDemo, type DemoSetup } from '../provisioning/demo.js';
 import { assertCanListen } from './port-probe.js';
 
-/** A listener the quickstart runs: the daemon now; the operator console can join it. */
+/** A listener the quickstart runs: the daemon and the operator console. */
 export interface QuickstartListener {
   name: string;
   url: string;
@@ -14,6 +15,7 @@ export interface QuickstartListener {
 export interface Quickstart {
   demo: DemoSetup;
   daemon: RunningDaemon;
+  console: RunningConsole;
   /** every listener, in start order; closed in reverse */
   listeners: QuickstartListener[];
   /** PEM of the deployment certificate the listeners serve */
@@ -24,12 +26,17 @@ export interface Quickstart {
 /**
  * Everything `svc quickstart` starts, in an order that writes nothing when it cannot run:
  * refuse a data dir that is not the demo's, check every address can be listened on, then
- * provision and listen. A second listener (the console) is added here, next to the daemon,
- * with its own address checked in the first step.
+ * provision and listen: the daemon, then the operator console on its own address.
  */
-export async function startQuickstart(o: { root: string; listen: string; now: Date }): Promise<Quickstart> {
+export async function startQuickstart(o: {
+  root: string;
+  listen: string;
+  consoleListen: string;
+  now: Date;
+}): Promise<Quickstart> {
   checkDemoDir(o.root);
   await assertCanListen(o.listen, '--listen');
+  await assertCanListen(o.consoleListen, '--console-listen');
   const demo = await ensureDemo(o.root, o.now);
   const daemon = await startDaemon({
     dataDir: o.root,
@@ -39,9 +46,23 @@ export async function startQuickstart(o: { root: string; listen: string; now: Da
     logger: { level: 'info', file: join(o.root, 'daemon.log') },
   });
   const listeners: QuickstartListener[] = [{ name: 'daemon', url: daemon.url, close: () => daemon.close() }];
+  let operatorConsole: RunningConsole;
+  try {
+    operatorConsole = await startConsole({
+      dataDir: o.root,
+      listen: o.consoleListen,
+      allowInsecureHttp: false,
+      logger: { level: 'info', file: join(o.root, 'console.log') },
+    });
+  } catch (err) {
+    await daemon.close();
+    throw err;
+  }
+  listeners.push({ name: 'console', url: operatorConsole.url, close: () => operatorConsole.close() });
   return {
     demo,
     daemon,
+    console: operatorConsole,
     listeners,
     ca: readFileSync(demo.ca_cert, 'utf8'),
     close: async () => {

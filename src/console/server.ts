@@ -9,6 +9,7 @@ import { Surfaces } from '../integration/surfaces.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
 import { SqliteConsoleSessions } from '../store/sqlite/console-sessions.js';
+import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { SqliteThemes } from '../store/sqlite/themes.js';
 import type { SqliteStore } from '../store/sqlite/store.js';
 import { buildConsole } from './app.js';
@@ -76,7 +77,8 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
       ? undefined
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const ui = loadUiBundle(o.uiDir ?? defaultUiDir());
-  const store = dir.openStore();
+  // Like the daemon, the console never sleeps on SQLite's write lock: it retries on timers.
+  const store = dir.openStore({ lockWait: DAEMON_WAIT });
   const deps = consoleDeps(dir, store, {
     secure: tls !== undefined,
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',

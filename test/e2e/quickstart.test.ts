@@ -15,11 +15,15 @@ interface Running {
 
 /** `svc quickstart` in `cwd` on a free port, ready once it says how to stop it. */
 function quickstart(cwd: string, extra: string[] = []): Running {
-  const child = spawn(process.execPath, [BIN, 'quickstart', '--listen', '127.0.0.1:0', ...extra], {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0', ...extra],
+    {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const exited = new Promise<number | null>((r) => child.on('close', r));
   const ready = new Promise<void>((resolve, reject) => {
@@ -145,11 +149,15 @@ describe('svc quickstart', () => {
     mkdirSync(cwd);
     try {
       const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'quickstart', '--listen', `127.0.0.1:${port}`], {
-          cwd,
-          env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          process.execPath,
+          [BIN, 'quickstart', '--listen', `127.0.0.1:${port}`, '--console-listen', '127.0.0.1:0'],
+          {
+            cwd,
+            env: { ...process.env, NO_COLOR: '1', SVC_HOME: '' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         child.on('close', (code) => resolve({ code, stderr }));
@@ -166,7 +174,9 @@ describe('svc quickstart', () => {
   it('leaves a data dir it did not make alone', async () => {
     const home = join(tmp.path, 'other');
     await runSvc(['init', '--tenant', 'acme', '--admin', 'alice', '--json'], { SVC_HOME: home });
-    const r = await runSvc(['quickstart', '--listen', '127.0.0.1:0'], { SVC_HOME: home });
+    const r = await runSvc(['quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'], {
+      SVC_HOME: home,
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/svc quickstart did not make/);
     expect(existsSync(join(home, 'quickstart.json'))).toBe(false);

@@ -63,7 +63,7 @@ describe('README examples', () => {
     mkdirSync(cwd);
     // What `npm install && npx svc quickstart` stands for, on a free port.
     await startBackground(
-      `exec "${process.execPath}" "${BIN}" quickstart --listen 127.0.0.1:0`,
+      `exec "${process.execPath}" "${BIN}" quickstart --listen 127.0.0.1:0 --console-listen 127.0.0.1:0`,
       'svc quickstart',
     );
     const exports = await new Promise<string>((resolve, reject) => {
