@@ -31,7 +31,9 @@ export function clientHost(host: string): string {
 export function selfSignedCertificate(certFile: string): boolean {
   try {
     const cert = new X509Certificate(readFileSync(certFile));
-    return cert.checkIssued(cert);
+    // Not checkIssued: the deployment certificate is a leaf (no keyCertSign), which OpenSSL's
+    // issuer check refuses; self-signed means its own key verifies it under its own name.
+    return cert.issuer === cert.subject && cert.verify(cert.publicKey);
   } catch {
     return false;
   }

@@ -26,6 +26,11 @@ export function reportJson(file: string, r: VerificationReport) {
     witnesses: {
       anchors_with_witnesses: r.witnesses.anchorsWithWitnesses,
       cosignatures: r.witnesses.cosignatures,
+      verified: r.witnesses.verified,
+      unpinned: r.witnesses.unpinned,
+      not_counted: r.witnesses.notCounted,
+      last_anchor_independent: r.witnesses.lastAnchorIndependent,
+      required: r.witnesses.required,
     },
     trusted_key_ids: r.trustedKeyIds,
     missing_key_ids: r.missingKeyIds,

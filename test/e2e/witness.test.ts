@@ -238,7 +238,7 @@ describe('witnesses (built binary, loopback)', () => {
     expect(report.witnesses).toMatchObject({
       verified: 7,
       unpinned: 0,
-      lastAnchorIndependent: 2,
+      last_anchor_independent: 2,
       required: 2,
     });
     expect(report.timestamps).toMatchObject({ noop: 4 });

@@ -53,7 +53,7 @@ const when =
     who.includes(a) ? yes : no;
 const all = (o: Outcome) => () => o;
 
-/** In acme: alice is administrator + operator, sponsor of t1 and d1, bot's manager. */
+/** In acme: alice is administrator + operator + approver (as `svc init` makes), sponsor of t1 and d1, bot's manager. */
 const TASK_READERS: Actor[] = ['alice', 'bot', 'opal', 'adam', 'audi'];
 const DRAFT_READERS: Actor[] = ['alice', 'opal', 'adam', 'audi'];
 const APPROVAL_READERS: Actor[] = ['alice', 'opal', 'adam', 'apri', 'bot'];
@@ -196,7 +196,11 @@ export const TABLE: Record<string, Row> = {
   'POST /v1/approvals/:id/decision': {
     request: (ids) => ({ url: `/v1/approvals/${ids.approval}/decision`, payload: { decision: 'deny' } }),
     own: (a) =>
-      a === 'apri' ? 'admitted' : ['alice', 'opal', 'adam', 'bot'].includes(a) ? 'forbidden' : 'denied',
+      ['apri', 'alice'].includes(a)
+        ? 'admitted'
+        : ['opal', 'adam', 'bot'].includes(a)
+          ? 'forbidden'
+          : 'denied',
     other: 'hidden',
     source: 'semantics Approvals: approvers only, never the requester',
   },

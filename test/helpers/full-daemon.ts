@@ -36,7 +36,7 @@ export const WORLDS = [
   { tenant: 'other', agent: 'ozzy', sponsor: 'olga', task: 'ot1', draft: 'od1' },
 ] as const;
 
-/** Humans of tenant acme, one per role (and one with none); `alice` is administrator + operator. */
+/** Humans of tenant acme, one per role (and one with none); `alice` is administrator + operator + approver. */
 export const HUMANS: Record<string, Role[]> = {
   nobody: [],
   opal: ['operator'],
@@ -139,9 +139,13 @@ export function tableDigest(db: Db): string {
     .all() as string[];
   for (const t of tables) {
     h.update(`\u0000${t}\u0000`);
-    for (const row of db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).raw().iterate()) {
-      h.update(JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-    }
+    // Rows sorted by their own text: WITHOUT ROWID tables (merkle_nodes) have no rowid to order by.
+    const rows = (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[][]).map((row) =>
+      JSON.stringify(row, (_k, v: unknown) =>
+        typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('hex') : v,
+      ),
+    );
+    for (const row of rows.sort()) h.update(row);
   }
   return h.digest('hex');
 }

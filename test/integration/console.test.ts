@@ -37,7 +37,7 @@ const settings = (over: Record<string, unknown> = {}) => ({
 describe('operator console routes (app.inject, real SQLite)', () => {
   let f: Fixture;
   let c: ConsoleClient;
-  let tokens: Record<'alice' | 'bob' | 'bot' | 'erin' | 'olga', string>;
+  let tokens: Record<'alice' | 'bob' | 'bot' | 'erin' | 'olga' | 'opal', string>;
   let alice: Session;
   let bob: Session;
   const daemonPost = (url: string, payload: object, token: string) =>
@@ -58,6 +58,7 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       });
     await human('bob', ['approver']);
     await human('erin', []);
+    await human('opal', ['operator']);
     await register(f.store, 'acme', {
       caps: [
         capability('acme', 'payments.send', {
@@ -80,6 +81,7 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       bob: await f.token('acme', 'bob'),
       bot: await f.token('acme', 'bot'),
       erin: await f.token('acme', 'erin'),
+      opal: await f.token('acme', 'opal'),
       olga: await f.token('other', 'olga'),
     };
     c = await consoleOf(f);
@@ -107,7 +109,7 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(r.json()).toMatchObject({
         tenant_id: 'acme',
         actor_id: 'alice',
-        roles: ['administrator', 'operator'],
+        roles: ['administrator', 'operator', 'approver'],
       });
       const secret = cookie.split(';')[0]!.split('=')[1]!;
       const rows = f.store.db.prepare('SELECT id_hash FROM console_sessions').all() as { id_hash: Buffer }[];
@@ -556,8 +558,10 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(
         (await call(c, bob, url, { method: 'POST', body: { decision: 'approve' }, csrf: null })).status,
       ).toBe(403);
-      const byAlice = await call(c, alice, url, { method: 'POST', body: { decision: 'approve' } });
-      expect(byAlice.status).toBe(403);
+      // An operator who is not an approver (the init administrator approves, so not alice).
+      const opal = await c.signIn(tokens.opal);
+      const byOpal = await call(c, opal, url, { method: 'POST', body: { decision: 'approve' } });
+      expect(byOpal.status).toBe(403);
       const ok = await call(c, bob, url, { method: 'POST', body: { decision: 'approve', note: 'checked' } });
       expect(ok.status).toBe(200);
       expect(ok.body.approval).toMatchObject({ status: 'approved', decided_by: 'bob', channel: 'console' });

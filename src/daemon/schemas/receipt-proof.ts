@@ -88,7 +88,9 @@ export const ReceiptProof = z
   .meta({ id: 'ReceiptProof' });
 
 export const ReceiptWithProof = ReceiptView.extend({
-  proof: ReceiptProof.nullable().describe(
-    'null until an anchor covers the entry (the next one is signed within --anchor-interval)',
-  ),
+  proof: ReceiptProof.nullable()
+    .optional()
+    .describe(
+      'only with proof=true; null until an anchor covers the entry (the next one is signed within --anchor-interval)',
+    ),
 }).meta({ id: 'ReceiptWithProof' });
