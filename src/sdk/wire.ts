@@ -51,6 +51,27 @@ export type Admission = {
   intent_id: string;
   created_at: string;
 };
+export type AnchorLine = {
+  type: 'anchor';
+  head: TreeHead;
+  key_id?: string;
+  algorithm?: string;
+  timestamp?: {
+    authority: string;
+    digest: string;
+    time: string;
+    token?: string;
+    noop?: boolean;
+    verified?: string;
+  };
+  witnesses?: Array<{
+    witness_id: string;
+    public_key?: string;
+    signature: string;
+    signed_at: string;
+    key_holder?: string;
+  }>;
+};
 export type Approval = {
   approval_id: string;
   status: 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
@@ -75,7 +96,22 @@ export type ApprovalDecisionResult = { approval: Approval; receipt_id: string; s
 export type BrokeredDecision = {
   decision: 'allowed' | 'refused' | 'deferred';
   intent_id: string;
-  code?: string;
+  code?:
+    | 'unknown_capability'
+    | 'action_not_allowed'
+    | 'wrong_route'
+    | 'unknown_task'
+    | 'task_not_active'
+    | 'task_not_assigned'
+    | 'not_permitted'
+    | 'surface_unavailable'
+    | 'constraints_violation'
+    | 'no_policy'
+    | 'policy_denied'
+    | 'budget_exceeded'
+    | 'approval_denied'
+    | 'approval_expired'
+    | 'approval_mismatch';
   reason?: string;
   remedy?: string;
   amount_usd: number;
@@ -118,11 +154,32 @@ export type CatalogueEntry = {
   actions: Array<string>;
   default_amount_usd: number;
 };
-export type Conflict = { code: string; reason: string; remedy: string; intent_id: string; outcome: string };
+export type Conflict = {
+  code: 'duplicate_effect' | 'deferral_pending' | 'request_mismatch';
+  reason: string;
+  remedy: string;
+  intent_id: string;
+  outcome: string;
+};
 export type Decision = {
   decision: 'allowed' | 'refused' | 'deferred';
   intent_id: string;
-  code?: string;
+  code?:
+    | 'unknown_capability'
+    | 'action_not_allowed'
+    | 'wrong_route'
+    | 'unknown_task'
+    | 'task_not_active'
+    | 'task_not_assigned'
+    | 'not_permitted'
+    | 'surface_unavailable'
+    | 'constraints_violation'
+    | 'no_policy'
+    | 'policy_denied'
+    | 'budget_exceeded'
+    | 'approval_denied'
+    | 'approval_expired'
+    | 'approval_mismatch';
   reason?: string;
   remedy?: string;
   amount_usd: number;
@@ -172,8 +229,208 @@ export type Entitlement = {
   revoked_by: string | null;
 };
 export type EntitlementRevokeResult = { entitlement: Entitlement; receipt: AccessReceipt };
+export type EntryLine = {
+  type: 'entry';
+  tenant_id: string;
+  sequence: number;
+  record_hash: string;
+  intent_id: string;
+  actor_id: string;
+  capability: string;
+  tier: number;
+  allowed: boolean;
+  grant_id: string;
+  amount_usd: number;
+  occurred_at: string;
+  linked_at: string;
+  tombstone?: {
+    from_sequence: number;
+    to_sequence: number;
+    reason: string;
+    authorised_by: string;
+    policy_id?: string;
+    record_count?: number;
+    receipt_count?: number;
+    removed_at: string;
+  };
+  chain_hash: string;
+  leaf: string;
+};
 export type ErrorBody = {
-  code: string;
+  code:
+    | 'invalid_request'
+    | 'asset_url_refused'
+    | 'bad_request'
+    | 'unsupported_media_type'
+    | 'credential_ref_not_allowed'
+    | 'credential_unavailable'
+    | 'svg_refused'
+    | 'usage'
+    | 'payload_too_large'
+    | 'unauthenticated'
+    | 'replayed_request'
+    | 'bad_signature'
+    | 'bad_timestamp'
+    | 'missing_signature'
+    | 'bad_token'
+    | 'missing_token'
+    | 'stale_request'
+    | 'token_expired'
+    | 'forbidden'
+    | 'claims_mismatch'
+    | 'csrf_failed'
+    | 'grant_expired'
+    | 'grant_not_presented'
+    | 'no_federated_backend'
+    | 'not_a_decider'
+    | 'not_a_revoker'
+    | 'not_an_approver'
+    | 'not_in_catalogue'
+    | 'not_intent_actor'
+    | 'not_sponsor'
+    | 'self_approval'
+    | 'unmapped_user'
+    | 'not_found'
+    | 'no_deferral'
+    | 'unknown_channel'
+    | 'unknown_grant'
+    | 'unknown_intent'
+    | 'unknown_surface'
+    | 'conflict'
+    | 'already_decided'
+    | 'already_held'
+    | 'approval_expired'
+    | 'constraints_installed'
+    | 'credential_in_use'
+    | 'credential_retired'
+    | 'effect_recorded'
+    | 'grant_presented'
+    | 'intent_not_allowed'
+    | 'no_decider'
+    | 'not_pass_through'
+    | 'not_revocable'
+    | 'not_root'
+    | 'request_pending'
+    | 'request_revoked'
+    | 'stale_revision'
+    | 'surface_revoked'
+    | 'task_not_draft'
+    | 'task_used'
+    | 'unknown_capability'
+    | 'already_exists'
+    | 'not_initialized'
+    | 'unavailable'
+    | 'internal';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error400 = {
+  code:
+    | 'invalid_request'
+    | 'asset_url_refused'
+    | 'bad_request'
+    | 'unsupported_media_type'
+    | 'credential_ref_not_allowed'
+    | 'credential_unavailable'
+    | 'svg_refused'
+    | 'usage';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error401 = {
+  code:
+    | 'unauthenticated'
+    | 'replayed_request'
+    | 'bad_signature'
+    | 'bad_timestamp'
+    | 'missing_signature'
+    | 'bad_token'
+    | 'missing_token'
+    | 'stale_request'
+    | 'token_expired';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error403 = {
+  code:
+    | 'forbidden'
+    | 'claims_mismatch'
+    | 'csrf_failed'
+    | 'grant_expired'
+    | 'grant_not_presented'
+    | 'no_federated_backend'
+    | 'not_a_decider'
+    | 'not_a_revoker'
+    | 'not_an_approver'
+    | 'not_in_catalogue'
+    | 'not_intent_actor'
+    | 'not_sponsor'
+    | 'self_approval'
+    | 'unmapped_user';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error404 = {
+  code:
+    'not_found' | 'no_deferral' | 'unknown_channel' | 'unknown_grant' | 'unknown_intent' | 'unknown_surface';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error409 = {
+  code:
+    | 'conflict'
+    | 'already_decided'
+    | 'already_held'
+    | 'approval_expired'
+    | 'constraints_installed'
+    | 'credential_in_use'
+    | 'credential_retired'
+    | 'effect_recorded'
+    | 'grant_presented'
+    | 'intent_not_allowed'
+    | 'no_decider'
+    | 'not_pass_through'
+    | 'not_revocable'
+    | 'not_root'
+    | 'request_pending'
+    | 'request_revoked'
+    | 'stale_revision'
+    | 'surface_revoked'
+    | 'task_not_draft'
+    | 'task_used'
+    | 'unknown_capability'
+    | 'already_exists';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error413 = {
+  code: 'payload_too_large';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error500 = {
+  code: 'internal';
+  reason: string;
+  remedy?: string;
+  field?: string;
+  request_id?: string;
+};
+export type Error503 = {
+  code: 'not_initialized' | 'unavailable';
   reason: string;
   remedy?: string;
   field?: string;
@@ -232,6 +489,13 @@ export type ManagerCardDecisionResult = {
   entitlement: Entitlement | null;
   receipt: AccessReceipt;
 };
+export type NoDeferral = {
+  code: 'no_deferral';
+  reason: string;
+  remedy: string;
+  intent_id?: string;
+  outcome?: string;
+};
 export type OutcomeNotRecorded = {
   code: 'outcome_not_recorded';
   reason: string;
@@ -285,8 +549,54 @@ export type Receipt = {
   effect_id: string | null;
   observed: boolean;
   occurred_at: string;
+  linked_at: string;
   record_hash: string;
+  leaf: string;
   redacted: boolean;
+};
+export type ReceiptProof = {
+  entry: EntryLine;
+  leaf_index: number;
+  tree_size: number;
+  audit_path: Array<string>;
+  anchor: AnchorLine;
+};
+export type ReceiptWithProof = {
+  receipt_id: string;
+  sequence: number;
+  kind:
+    | 'decision'
+    | 'observation'
+    | 'grant_effect'
+    | 'approval'
+    | 'execution'
+    | 'redaction'
+    | 'integration_op'
+    | 'access';
+  intent_id: string;
+  task_id: string | null;
+  actor_id: string;
+  capability: string;
+  action: string | null;
+  intent: string | null;
+  effect_key_step: string | null;
+  outcome: string;
+  allowed: boolean;
+  code: string | null;
+  reason: string | null;
+  remedy: string | null;
+  amount_usd: number;
+  grant_id: string | null;
+  approval_id: string | null;
+  effect: Record<string, unknown> | null;
+  effect_id: string | null;
+  observed: boolean;
+  occurred_at: string;
+  linked_at: string;
+  record_hash: string;
+  leaf: string;
+  redacted: boolean;
+  proof?: ReceiptProof | null;
 };
 export type RevokeInput = { note?: string };
 export type Task = {
@@ -303,6 +613,14 @@ export type Task = {
   constraints_installed: boolean;
   created_at: string;
   closed_at: string | null;
+};
+export type TreeHead = {
+  log_id: string;
+  index: number;
+  root_hash: string;
+  tree_size: number;
+  signed_at: string;
+  signature: string;
 };
 export type HealthResponse = { status: string };
 export type CapabilitiesResponse = {
@@ -376,7 +694,8 @@ export type EntitlementsQuery = {
 export type EntitlementsResponse = { items: Array<Entitlement>; next_cursor: string | null };
 export type ReceiptsQuery = { limit?: number; cursor?: string; task_id?: string; work_id?: string };
 export type ReceiptsResponse = { items: Array<Receipt>; next_cursor: string | null };
-export type ReceiptResponse = Receipt;
+export type ReceiptQuery = { proof?: 'true' | 'false' };
+export type ReceiptResponse = ReceiptWithProof;
 
 /** Method and path of every operation the SDK names, by operationId. */
 export const OPERATIONS = {

@@ -160,6 +160,8 @@ type Receipt struct {
 	Observed      bool           `json:"observed"`
 	OccurredAt    string         `json:"occurred_at"`
 	RecordHash    string         `json:"record_hash"`
+	LinkedAt      string         `json:"linked_at"`
+	Leaf          string         `json:"leaf"`
 	Redacted      bool           `json:"redacted"`
 }
 
