@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
@@ -15,7 +15,9 @@ import { tmpDir } from '../helpers/tmp.js';
  * and `svc quickstart --env` exported (SVC_HOME, SVC_ENDPOINT, SVC_CA_CERT, SVC_TOKEN of the
  * human admin, AGENT_TOKEN of demo-agent). `<!-- doctest: skip -->` skips the next block;
  * `<!-- doctest: background -->` starts it in its own process group, waits until it says
- * it is listening (or 'Press Ctrl-C'), and stops it at the end.
+ * it is listening (or 'Press Ctrl-C'), and stops it at the end. The README's reader works
+ * in the clone; the working dir links the clone's `src/` so the SDK examples run as written
+ * without the examples' files landing in the repository.
  */
 const README = join(ROOT, 'README.md');
 const READY = /listening on|Press Ctrl-C to stop/;
@@ -61,6 +63,7 @@ describe('README examples', () => {
 
   beforeAll(async () => {
     mkdirSync(cwd);
+    symlinkSync(join(ROOT, 'src'), join(cwd, 'src'));
     // What `npm install && npx svc quickstart` stands for, on a free port.
     await startBackground(
       `exec "${process.execPath}" "${BIN}" quickstart --listen 127.0.0.1:0 --console-listen 127.0.0.1:0`,
