@@ -277,7 +277,12 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#colour-text').fill('#1d1b16');
     await page.locator('#save-appearance').click();
     await page.getByText('Saved as revision 2.').waitFor();
+    // The page applies the saved theme after it reads it back: wait for it, then check it.
+    await page.waitForFunction(
+      "getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() === '#b4235a'",
+    );
     expect(await rootVar('--accent')).toBe('#b4235a');
+    await page.waitForFunction("getComputedStyle(document.body).backgroundColor === 'rgb(251, 250, 247)'");
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
     await shot('appearance');
   });
@@ -290,6 +295,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
       headers: { authorization: `Bearer ${tokens.alice}` },
       body: {},
     });
+    expect(signIn.status, JSON.stringify(signIn.body)).toBe(200);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
     const theirs = await call(`${consoleProc.url}/api/settings/appearance`, {
       ca,

@@ -87,9 +87,23 @@ export function startDaemonProcess(
   env: Record<string, string | undefined> = {},
 ): Promise<DaemonProcess> {
   rememberSecrets(args, env);
+  const listen = args.some((a) => /^--?listen(=|$)/.test(a)) ? [] : ['--listen', '127.0.0.1:0'];
+  return startListener('daemon', ['daemon', 'start', ...listen, ...args], env);
+}
+
+/** Start `svc witness serve` and wait until it says where it listens. */
+export function startWitnessProcess(args: string[]): Promise<DaemonProcess> {
+  return startListener('witness', ['witness', 'serve', '--listen', '127.0.0.1:0', ...args], {});
+}
+
+/** Spawn a long-running command of the built binary and wait until it says where it listens. */
+function startListener(
+  what: string,
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<DaemonProcess> {
   return new Promise((resolve, reject) => {
-    const listen = args.some((a) => /^--?listen(=|$)/.test(a)) ? [] : ['--listen', '127.0.0.1:0'];
-    const child = spawn(process.execPath, [BIN, 'daemon', 'start', ...listen, ...args], {
+    const child = spawn(process.execPath, [BIN, ...argv], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,7 +113,7 @@ export function startDaemonProcess(
     const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`daemon did not start: ${err}`));
+      reject(new Error(`${what} did not start: ${err}`));
     }, 20_000);
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => {
@@ -115,8 +129,8 @@ export function startDaemonProcess(
           stop: async () => {
             child.kill('SIGTERM');
             const code = await exited;
-            // Whatever the daemon printed, tokens included, must hold no credential.
-            leakScan.check(`${out}\n${err}`, 'a daemon process');
+            // Whatever the process printed, tokens included, must hold no credential.
+            leakScan.check(`${out}\n${err}`, `a ${what} process`);
             return code;
           },
         });
@@ -124,47 +138,7 @@ export function startDaemonProcess(
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`daemon exited ${code} before listening: ${err}`));
-    });
-  });
-}
-
-/** Start `svc witness serve` and wait until it says where it listens. */
-export function startWitnessProcess(args: string[]): Promise<DaemonProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'witness', 'serve', '--listen', '127.0.0.1:0', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`witness did not start: ${err}`));
-    }, 20_000);
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          url: m[1] as string,
-          child,
-          stderr: () => err,
-          stdout: () => out,
-          stop: async () => {
-            child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`witness exited ${code} before listening: ${err}`));
+      reject(new Error(`${what} exited ${code} before listening: ${err}`));
     });
   });
 }
