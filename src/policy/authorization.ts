@@ -9,13 +9,11 @@
  *   JavaScript boundary carries exactly, a malformed value) denies instead of being rounded.
  */
 import { statefulIsAuthorized } from '@cedar-policy/cedar-wasm/nodejs';
-import type {
-  AuthorizationAnswer,
-  AuthorizationError,
-  CedarValueJson,
-} from '@cedar-policy/cedar-wasm/nodejs';
+import type { AuthorizationAnswer, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
 import type { ActorKind } from '../core/actor.js';
 import type { Micros } from '../core/money.js';
+import { cacheOf } from './authorization-cache.js';
+import type { CleanAnswer, EngineInput } from './authorization-cache.js';
 import { ensurePreparsed } from './policy-set.js';
 import type { CompiledPolicySet } from './policy-set.js';
 import type { PolicyEntry } from './policy-source.js';
@@ -54,10 +52,36 @@ export interface PolicyDecision {
   errors?: string[];
 }
 
-/** Decides `request` against a tenant's compiled policy set; `null` means the tenant has none. */
+/**
+ * Decides `request` against a tenant's compiled policy set; `null` means the tenant has none.
+ * A request the set has answered before (as far as the set can tell requests apart) is
+ * answered from the set's cache (authorization-cache.ts) without evaluating it again.
+ */
 export function authorize(
   compiled: CompiledPolicySet | null | undefined,
   request: PolicyRequest,
+): PolicyDecision {
+  return decide(compiled, request, true);
+}
+
+/** `authorize` without the cache: the engine evaluates every request. */
+export function authorizeUncached(
+  compiled: CompiledPolicySet | null | undefined,
+  request: PolicyRequest,
+): PolicyDecision {
+  return decide(compiled, request, false);
+}
+
+// What the engine answered, reduced to what a decision is made of.
+type Outcome =
+  | CleanAnswer
+  | { decision: 'error'; failed: readonly string[]; errors: readonly string[] }
+  | { decision: 'failure'; errors: readonly string[] };
+
+function decide(
+  compiled: CompiledPolicySet | null | undefined,
+  request: PolicyRequest,
+  cached: boolean,
 ): PolicyDecision {
   if (compiled === null || compiled === undefined) return noPolicySet(request.tenantId);
   if (!compiled.actions.includes(request.action)) return unknownAction(request);
@@ -68,34 +92,69 @@ export function authorize(
       `the policy engine cannot evaluate this request exactly: ${context}`,
     );
   }
+  const input = engineInput(request, context);
+  const cache = cached ? cacheOf(compiled) : undefined;
+  const key = cache?.keyOf(input);
+  let outcome: Outcome | undefined = key === undefined ? undefined : cache?.get(key);
+  if (outcome === undefined) {
+    outcome = evaluate(compiled, input);
+    if (key !== undefined && (outcome.decision === 'allow' || outcome.decision === 'deny')) {
+      cache?.set(key, outcome);
+    }
+  }
+  return interpret(compiled, request, outcome);
+}
+
+function evaluate(compiled: CompiledPolicySet, input: EngineInput): Outcome {
   ensurePreparsed(compiled);
   let answer: AuthorizationAnswer;
   try {
     answer = statefulIsAuthorized({
-      principal: { type: ACTOR_TYPE, id: request.actor.id },
-      action: { type: ACTION_TYPE, id: request.action },
-      resource: { type: CAPABILITY_TYPE, id: request.capability.id },
-      context,
-      entities: entities(request),
+      principal: { type: ACTOR_TYPE, id: input.principalId },
+      action: { type: ACTION_TYPE, id: input.action },
+      resource: { type: CAPABILITY_TYPE, id: input.resourceId },
+      context: input.context,
+      entities: [
+        { uid: { type: ACTOR_TYPE, id: input.principalId }, attrs: input.principal, parents: [] },
+        { uid: { type: CAPABILITY_TYPE, id: input.resourceId }, attrs: input.resource, parents: [] },
+      ],
       preparsedPolicySetId: compiled.id,
       preparsedSchemaName: compiled.schemaName,
       validateRequest: true,
     });
   } catch (err) {
     // The bindings throw, rather than answer, on a value they cannot convert at all.
-    const error = { message: String(err), help: null, code: null, url: null, severity: null };
-    answer = { type: 'failure', errors: [error], warnings: [] };
+    return { decision: 'failure', errors: [String(err)] };
   }
-  if (answer.type === 'failure') {
+  if (answer.type === 'failure') return { decision: 'failure', errors: answer.errors.map((e) => e.message) };
+  const { decision, diagnostics } = answer.response;
+  if (diagnostics.errors.length > 0) {
+    // The engine lists errors in no fixed order (it walks a hash map): source order makes
+    // the same request give the same record every time.
+    const order = (id: string) => compiled.policies.get(id)?.order ?? Infinity;
+    const errors = [...diagnostics.errors].sort(
+      (a, b) => order(a.policyId) - order(b.policyId) || compare(a.error.message, b.error.message),
+    );
     return {
-      ...deny('evaluation_error', 'the policy engine could not evaluate this request, so it is denied'),
-      errors: answer.errors.map((e) => e.message),
+      decision: 'error',
+      failed: errors.map((e) => e.policyId),
+      errors: errors.map((e) => `${e.policyId}: ${e.error.message}`),
     };
   }
-  const { decision, diagnostics } = answer.response;
-  if (diagnostics.errors.length > 0) return evaluationError(compiled, diagnostics.errors);
-  const determining = inSourceOrder(compiled, diagnostics.reason);
-  if (decision === 'allow') return { decision: 'allow', basis: 'permit', determining: labels(determining) };
+  return { decision, reason: diagnostics.reason };
+}
+
+function interpret(compiled: CompiledPolicySet, request: PolicyRequest, outcome: Outcome): PolicyDecision {
+  if (outcome.decision === 'failure') {
+    return {
+      ...deny('evaluation_error', 'the policy engine could not evaluate this request, so it is denied'),
+      errors: [...outcome.errors],
+    };
+  }
+  if (outcome.decision === 'error') return evaluationError(compiled, outcome.failed, outcome.errors);
+  const determining = inSourceOrder(compiled, outcome.reason);
+  if (outcome.decision === 'allow')
+    return { decision: 'allow', basis: 'permit', determining: labels(determining) };
   if (determining.length > 0) return forbidden(determining);
   return deny(
     'no_permit',
@@ -123,18 +182,18 @@ function requestContext(request: PolicyRequest): Record<string, CedarValueJson> 
   };
 }
 
-function entities(request: PolicyRequest) {
+function engineInput(request: PolicyRequest, context: Record<string, CedarValueJson>): EngineInput {
   const { actor, capability } = request;
-  const actorAttrs: Record<string, CedarValueJson> = { kind: actor.kind, roles: [...actor.roles] };
-  if (actor.manager !== null && actor.manager !== undefined) actorAttrs['manager'] = actor.manager;
-  return [
-    { uid: { type: ACTOR_TYPE, id: actor.id }, attrs: actorAttrs, parents: [] },
-    {
-      uid: { type: CAPABILITY_TYPE, id: capability.id },
-      attrs: { tier: capability.tier, irreversible: capability.irreversible, custody: capability.custody },
-      parents: [],
-    },
-  ];
+  const principal: Record<string, CedarValueJson> = { kind: actor.kind, roles: [...actor.roles] };
+  if (actor.manager !== null && actor.manager !== undefined) principal['manager'] = actor.manager;
+  return {
+    action: request.action,
+    principalId: actor.id,
+    resourceId: capability.id,
+    principal,
+    resource: { tier: capability.tier, irreversible: capability.irreversible, custody: capability.custody },
+    context,
+  };
 }
 
 function deny(basis: PolicyBasis, reason: string, remedy?: string): PolicyDecision {
@@ -171,18 +230,19 @@ function forbidden(forbids: PolicyEntry[]): PolicyDecision {
   return decision;
 }
 
-function evaluationError(compiled: CompiledPolicySet, errors: AuthorizationError[]): PolicyDecision {
-  const failed = inSourceOrder(
-    compiled,
-    errors.map((e) => e.policyId),
-  );
+function evaluationError(
+  compiled: CompiledPolicySet,
+  policyIds: readonly string[],
+  errors: readonly string[],
+): PolicyDecision {
+  const failed = inSourceOrder(compiled, policyIds);
   const decision = deny(
     'evaluation_error',
     `policy ${labels(failed).join(', ')} failed to evaluate for this request, so it is denied`,
     'ask an operator to correct the policy so it evaluates for this request',
   );
   decision.determining = labels(failed);
-  decision.errors = errors.map((e) => `${e.policyId}: ${e.error.message}`);
+  decision.errors = [...errors];
   return decision;
 }
 
@@ -203,6 +263,10 @@ function unknownEntry(cedarId: string): PolicyEntry {
     order: Infinity,
     index: 0,
   };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function labels(entries: PolicyEntry[]): string[] {

@@ -227,6 +227,8 @@ describe('authorize: what policies can see', () => {
     },
   ];
 
+  // `authorize` caches: were the attribute left out of the cache key, the second request
+  // would get the first one's answer.
   it.each(cases)('$name', ({ condition, yes, no }) => {
     const compiled = compilePolicySet(`permit (principal, action, resource) when { ${condition} };`, VERBS);
     expect(authorize(compiled, request(yes))).toMatchObject({ decision: 'allow', determining: ['policy0'] });
