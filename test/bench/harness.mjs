@@ -50,11 +50,16 @@ export async function load(url, { seconds, headers = {}, requests, rate, connect
 }
 
 /**
- * A data dir with tenant `default`, agent `bench-agent` holding one capability under a
- * permit-all policy, and task `bench` with a budget that never runs out. Returns the
- * agent's token.
+ * A data dir with tenant `default`, agent `bench-agent` holding one capability under
+ * `policy` (permit-all unless given), and task `bench` with a budget that never runs out.
+ * Returns the agent's token.
  */
-export async function provisionBench(home, env, capability) {
+export async function provisionBench(
+  home,
+  env,
+  capability,
+  policy = 'permit (principal, action, resource);',
+) {
   spawnSync(process.execPath, [bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' });
   const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
   const { issueToken } = await import(dist('src/provisioning/token.js'));
@@ -91,7 +96,7 @@ export async function provisionBench(home, env, capability) {
     capability: capability.name,
     grantedAt: at,
   });
-  await store.policies.set(tenantId, 'permit (principal, action, resource);', at);
+  await store.policies.set(tenantId, policy, at);
   await store.tasks.create({
     tenantId,
     id: 'bench',
@@ -114,4 +119,37 @@ export async function provisionBench(home, env, capability) {
   });
   await store.close();
   return token;
+}
+
+/**
+ * One connection, one request at a time, for `seconds`: each request timed here to the
+ * microsecond (autocannon's histogram counts whole milliseconds, too coarse for a p50 under
+ * one). `request` is `{ method, headers, body() }`.
+ */
+export async function sequential(url, { seconds, request }) {
+  const { Agent, request: send } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times = [];
+  const end = Date.now() + seconds * 1000;
+  try {
+    while (Date.now() < end) {
+      const body = request.body();
+      const t0 = process.hrtime.bigint();
+      const status = await new Promise((resolve, reject) => {
+        const q = send(url, { method: request.method, headers: request.headers, agent }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode));
+        });
+        q.on('error', reject);
+        q.end(body);
+      });
+      if (status < 200 || status > 299) throw new Error(`${url}: HTTP ${status}`);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  } finally {
+    agent.destroy();
+  }
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return { rps: times.length / seconds, p50_ms: at(0.5), p99_ms: at(0.99) };
 }

@@ -1,20 +1,56 @@
 // Benchmarks: every figure is a ratio against a baseline measured in the same run, on the
 // same machine, so the numbers mean something on any hardware. Not part of `npm test`.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tokenTiming } from './auth-timing.mjs';
 import { brokeredOverhead } from './brokered.mjs';
+import { CERBOS_VERSION } from './cerbos.mjs';
+import { peerComparison } from './comparison.mjs';
 import { decisionThroughput } from './decision.mjs';
-import { bin, load, startBare, waitFor } from './harness.mjs';
+import { bin, load, root, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
 import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
 import { listsBench } from './lists.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const runs = Number(process.env.BENCH_RUNS ?? 3);
 const only = process.argv[2];
+const SECTIONS = [
+  'startup',
+  'policy',
+  'compare',
+  'cerbos',
+  'auth',
+  'auth-timing',
+  'decision',
+  'brokered',
+  'sdk',
+  'evidence',
+  'proofs',
+  'lists',
+  'replicas',
+];
+if (only !== undefined && !SECTIONS.includes(only)) {
+  console.error(`unknown benchmark ${JSON.stringify(only)}: expected one of ${SECTIONS.join(', ')}`);
+  process.exit(2);
+}
+for (const [name, value] of [
+  ['BENCH_SECONDS', seconds],
+  ['BENCH_RUNS', runs],
+]) {
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`${name} must be a whole number of at least 1, got ${JSON.stringify(process.env[name])}`);
+    process.exit(2);
+  }
+}
+const fmt = (x, digits = 0) =>
+  x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** A figure over the runs: its median and, in brackets, its spread. */
+const mm = (s, digits = 0) => `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`;
+const line = (f) => `${mm(f.rps)} req/s, p50 ${mm(f.p50_ms, 1)} ms, p99 ${mm(f.p99_ms, 1)} ms`;
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -76,7 +112,37 @@ async function authenticatedThroughput() {
 if (!only || only === 'startup') {
   const s = startup();
   console.log(
-    `startup: svc --version ${s.svc_ms.toFixed(0)} ms, node -e 0 ${s.bare_ms.toFixed(0)} ms, ratio ${s.ratio.toFixed(2)}x`,
+    `startup: svc --version ${s.svc_ms.toFixed(0)} ms, node -e 0 ${s.bare_ms.toFixed(0)} ms, ratio ${s.ratio.toFixed(2)}x (target 2.5x)`,
+  );
+}
+if (!only || only === 'policy') {
+  const { policyBench } = await import('./policy.mjs');
+  const p = policyBench();
+  console.log(
+    `policy step (example policy, one core): engine every time ${p.uncached_us.toFixed(1)} us per request; ` +
+      `cached ${p.cached_us.toFixed(1)} us on a repeated request, ${p.miss_us.toFixed(1)} us on a miss ` +
+      `(${(p.uncached_us / p.cached_us).toFixed(0)}x; cache holds ${p.stats.size} of ${p.stats.capacity})`,
+  );
+}
+if (!only || only === 'compare' || only === 'cerbos') {
+  const r = await peerComparison({ seconds, runs });
+  console.log(
+    `svc against Cerbos ${CERBOS_VERSION} (audit log on) and a bare node:http JSON POST, 32 connections, ` +
+      `${r.runs} run${r.runs === 1 ? '' : 's'} of ${r.seconds} s each, median (min-max):`,
+  );
+  console.log(`  svc allowed POST /v1/action (durable):  ${line(r.svc)}`);
+  if (r.cerbos) console.log(`  Cerbos POST /api/check/resources:      ${line(r.cerbos)}`);
+  else console.log(`  Cerbos: not run: ${r.cerbos_skipped}`);
+  console.log(`  bare node:http JSON POST:              ${line(r.bare)}`);
+  console.log(
+    `  ratio svc/Cerbos ${r.svc_over_cerbos ? mm(r.svc_over_cerbos, 2) : 'n/a'} (target 1.2); ` +
+      `svc/bare ${mm(r.svc_over_bare, 2)} (target 0.15)`,
+  );
+  console.log(
+    `  svc at half its peak (${fmt(r.half_rate)} req/s): p50 ${mm(r.svc_half.p50_ms, 1)} ms, ` +
+      `p99 ${mm(r.svc_half.p99_ms, 1)} ms (target p99 under 5 ms); one connection: ` +
+      `p50 ${mm(r.svc_one.p50_ms, 1)} ms (target under 1 ms), p99 ${mm(r.svc_one.p99_ms, 1)} ms, ` +
+      `${mm(r.svc_one.rps)} req/s; ${fmt(r.decisions)} decisions journaled`,
   );
 }
 if (!only || only === 'auth') {
@@ -124,7 +190,8 @@ if (!only || only === 'evidence') {
     `evidence, ${e.entries} entries (${e.file_mb.toFixed(0)} MB export): sha256sum ${e.sha256sum_s.toFixed(2)} s; ` +
       `svc export ${e.export_s.toFixed(1)} s, ${e.export_ratio.toFixed(1)}x sha256sum; ` +
       `svc-verify ${e.verify_s.toFixed(1)} s, ${e.verify_ratio.toFixed(1)}x sha256sum (target 10x), ` +
-      `peak RSS ${e.verify_peak_rss_mib.toFixed(0)} MiB (target 128 MiB)`,
+      `peak RSS ${e.verify_peak_rss_mib.toFixed(0)} MiB (target 128 MiB); ` +
+      `export/verify ${(e.export_s / e.verify_s).toFixed(2)} (target at most 1)`,
   );
 }
 if (!only || only === 'proofs') {
@@ -144,4 +211,12 @@ if (!only || only === 'lists') {
         `peak RSS svc ${l.cli_peak_rss_mib.toFixed(0)} MiB, undici ${l.undici_peak_rss_mib.toFixed(0)} MiB`,
     );
   }
+}
+// The PostgreSQL replicas scenario is its own script (runnable alone); run it when present.
+const replicas = join(root, 'test/bench/replicas.mjs');
+if ((!only || only === 'replicas') && existsSync(replicas)) {
+  const r = spawnSync(process.execPath, [replicas], { stdio: 'inherit', env: process.env });
+  if (r.status !== 0) console.log(`replicas: exited ${r.status ?? r.signal}`);
+} else if (only === 'replicas') {
+  console.log('replicas: test/bench/replicas.mjs is not in this tree');
 }

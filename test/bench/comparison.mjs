@@ -1,0 +1,137 @@
+// svc's allowed, durable POST /v1/action against the Cerbos PDP's POST /api/check/resources
+// (audit log on) and a bare node:http JSON POST, in the same run, same machine, same 32
+// connections, plain HTTP on every side; repeated BENCH_RUNS times so the figures come
+// with their spread. Then svc alone: latency at half its own peak rate, and at one connection.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cerbosCheck, installCerbos, startCerbos } from './cerbos.mjs';
+import { bin, dist, load, provisionBench, sequential, startBare, waitFor } from './harness.mjs';
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** `{ median, min, max }` of one figure over the runs. */
+export function spread(xs) {
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+}
+
+function post(body) {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r) => ({ ...r, body: body() }),
+  };
+}
+
+export async function peerComparison({ seconds, runs }) {
+  const home = mkdtempSync(join(tmpdir(), 'svc-bench-cmp-'));
+  const env = { ...process.env, SVC_HOME: home };
+  const { EXAMPLE_POLICY } = await import(dist('src/policy/example-policy.js'));
+  const token = await provisionBench(
+    home,
+    env,
+    { name: 'bench.read', custody: 'grant', actions: ['read'] },
+    EXAMPLE_POLICY,
+  );
+  let n = 0;
+  // The same request every time but its effect key: the example policy reads the amount,
+  // the tier, the route, the actor's kind, roles and manager, all constant here.
+  const svcBody = () =>
+    JSON.stringify({
+      tenant_id: 'default',
+      actor_id: 'bench-agent',
+      capability: 'bench.read',
+      action: 'read',
+      task_id: 'bench',
+      amount_usd: 0.01,
+      effect_key_step: `s${n++}`,
+      intent: 'read the notes of order 1042',
+    });
+  const svcRequest = post(svcBody);
+  svcRequest.headers = { ...svcRequest.headers, authorization: `Bearer ${token}` };
+  let c = 0;
+  const cerbosRequest = post(() => cerbosCheck(c++));
+  const bareRequest = post(svcBody);
+
+  const peer = installCerbos();
+  const bare = startBare();
+  const daemon = spawn(
+    process.execPath,
+    [bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let cerbos;
+  try {
+    const bareUrl = await waitFor(bare, /listening on (\S+)/);
+    const svcUrl = `${await waitFor(daemon, /listening on (\S+)/)}/v1/action`;
+    if ('bin' in peer) {
+      try {
+        cerbos = await startCerbos(peer.bin);
+      } catch (err) {
+        peer.skip = `the peer did not start: ${err.message}`;
+      }
+    }
+    const cerbosUrl = cerbos ? `${cerbos.url}/api/check/resources` : undefined;
+    const warm = Math.min(2, seconds);
+    await load(bareUrl, { seconds: warm, requests: [bareRequest] });
+    await load(svcUrl, { seconds: warm, requests: [svcRequest] });
+    if (cerbosUrl) await load(cerbosUrl, { seconds: warm, requests: [cerbosRequest] });
+
+    const rounds = [];
+    for (let i = 0; i < runs; i++) {
+      // Interleaved, so a neighbour's load on the shared machine falls on all three alike.
+      const round = {};
+      round.bare = await load(bareUrl, { seconds, requests: [bareRequest] });
+      if (cerbosUrl) round.cerbos = await load(cerbosUrl, { seconds, requests: [cerbosRequest] });
+      round.svc = await load(svcUrl, { seconds, requests: [svcRequest] });
+      rounds.push(round);
+    }
+    const of = (who, what) => spread(rounds.map((r) => r[who][what]));
+    const figures = (who) => ({ rps: of(who, 'rps'), p50_ms: of(who, 'p50_ms'), p99_ms: of(who, 'p99_ms') });
+    const result = {
+      runs,
+      seconds,
+      svc: figures('svc'),
+      bare: figures('bare'),
+      svc_over_bare: spread(rounds.map((r) => r.svc.rps / r.bare.rps)),
+    };
+    if (cerbosUrl) {
+      result.cerbos = figures('cerbos');
+      result.svc_over_cerbos = spread(rounds.map((r) => r.svc.rps / r.cerbos.rps));
+    } else {
+      result.cerbos_skipped = peer.skip;
+    }
+    // svc alone: half of its own peak (autocannon's overallRate spreads it over the 32
+    // connections), then one connection, one request at a time.
+    const rate = Math.max(1, Math.floor(result.svc.rps.median / 2));
+    const half = [];
+    const single = [];
+    for (let i = 0; i < runs; i++) {
+      half.push(await load(svcUrl, { seconds, requests: [svcRequest], rate }));
+      single.push(await sequential(svcUrl, { seconds, request: { ...svcRequest, body: svcBody } }));
+    }
+    result.half_rate = rate;
+    result.svc_half = {
+      p50_ms: spread(half.map((h) => h.p50_ms)),
+      p99_ms: spread(half.map((h) => h.p99_ms)),
+    };
+    result.svc_one = {
+      rps: spread(single.map((h) => h.rps)),
+      p50_ms: spread(single.map((h) => h.p50_ms)),
+      p99_ms: spread(single.map((h) => h.p99_ms)),
+    };
+    result.decisions = n;
+    return result;
+  } finally {
+    bare.kill('SIGTERM');
+    daemon.kill('SIGTERM');
+    await cerbos?.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(home, { recursive: true, force: true });
+  }
+}
