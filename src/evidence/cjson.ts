@@ -82,9 +82,6 @@ export function cjson(value: unknown): string {
 
 /** Deeper than this, the checked path takes over (it also tells a cycle from a deep value). */
 const PLAIN_DEPTH = 64;
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-const wellFormed = (text: string): boolean => !SURROGATE.test(text) || isWellFormedUnicode(text);
 
 /**
  * RFC 8785 text of a value made only of null, booleans, finite numbers, well-formed strings,
@@ -96,7 +93,7 @@ const wellFormed = (text: string): boolean => !SURROGATE.test(text) || isWellFor
 function canonicalPlain(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
-      return wellFormed(value) ? JSON.stringify(value) : undefined;
+      return isWellFormedUnicode(value) ? JSON.stringify(value) : undefined;
     case 'number':
       return Number.isFinite(value) ? JSON.stringify(value) : undefined;
     case 'boolean':
@@ -126,7 +123,7 @@ function canonicalPlain(value: unknown, depth: number): string | undefined {
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (!wellFormed(key)) return undefined;
+    if (!isWellFormedUnicode(key)) return undefined;
     const item = canonicalPlain((value as Record<string, unknown>)[key], depth + 1);
     if (item === undefined) return undefined;
     out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${item}`;
