@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDaemon } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
@@ -54,6 +56,26 @@ describe('request log', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('writes to a log file when given one (as the quickstart does), asynchronously and in full', async () => {
+    const file = join(f.dir.root, 'daemon.log');
+    const app = buildDaemon(daemonDeps(f.dir, f.store, { authMode: 'token', clock: () => f.now.value }), {
+      logger: { level: 'info', file },
+    });
+    try {
+      for (let i = 0; i < 50; i++) await app.inject('/healthz');
+    } finally {
+      await app.close();
+    }
+    let lines: string[] = [];
+    for (let i = 0; i < 100 && lines.length < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    }
+    expect(lines).toHaveLength(50);
+    for (const l of lines)
+      expect(JSON.parse(l)).toMatchObject({ msg: 'request completed', res: { statusCode: 200 } });
   });
 
   it('every answer carries its request id, nosniff and no-store', async () => {
