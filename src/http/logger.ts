@@ -1,5 +1,4 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import pino from 'pino';
 
 /**
  * The request target a log line may hold: the path only. A query string can carry a
@@ -8,24 +7,6 @@ import pino from 'pino';
 export function loggedUrl(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
-}
-
-type Destination = ReturnType<typeof pino.destination>;
-let stdout: Destination | undefined;
-
-/**
- * Standard output (or the log file), written asynchronously: a line is handed to the
- * kernel as soon as the write before it finished, and lines that arrive meanwhile go out
- * together, so the event loop does not make one write(2) per request. Standard output has
- * one writer per process (the daemon and the console listener share it), so lines never
- * interleave; a log file has its listener's own. pino flushes them on exit. A reader that stops reading costs at
- * most 16 MiB of held lines, then lines are dropped: the log must never stall or exhaust
- * the daemon (the journal, not the log, is the record).
- */
-function asyncDestination(file: string | undefined): Destination {
-  const open = (dest: number | string) =>
-    pino.destination({ dest, sync: false, maxLength: 16 * 1024 * 1024 });
-  return file === undefined ? (stdout ??= open(1)) : open(file);
 }
 
 /**
@@ -37,7 +18,6 @@ export function loggerOptions(
   logger: boolean | Record<string, unknown> | undefined,
 ): false | Record<string, unknown> {
   if (logger === false) return false;
-  const { file, ...given } = typeof logger === 'object' ? logger : {};
   return {
     level: 'info',
     redact: {
@@ -53,8 +33,7 @@ export function loggerOptions(
         remotePort: request.socket?.remotePort,
       }),
     },
-    ...('stream' in given ? {} : { stream: asyncDestination(typeof file === 'string' ? file : undefined) }),
-    ...given,
+    ...(typeof logger === 'object' ? logger : {}),
   };
 }
 
