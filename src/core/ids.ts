@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { invalidField } from './errors.js';
 
 /** semantics.md: tenant, actor and other registered ids are slugs. */
@@ -14,19 +14,7 @@ export function checkSlug(field: string, value: unknown): string {
   return value;
 }
 
-// Random bytes are drawn from the CSPRNG 4 KiB at a time and each byte is handed out once,
-// as node's randomUUID does: a decision mints several ids, and one call into the CSPRNG
-// per id (with its own buffer) cost more than the rest of the id.
-const pool = Buffer.alloc(4096);
-let used = pool.length;
-
 /** A random 128-bit identifier with a readable prefix (`int_…`, `apr_…`). */
 export function randomId(prefix: string): string {
-  if (used + 16 > pool.length) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  const hex = pool.toString('hex', used, used + 16);
-  used += 16;
-  return `${prefix}_${hex}`;
+  return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
