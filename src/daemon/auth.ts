@@ -94,15 +94,10 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
 
 /**
  * Resolve the caller of each request. Verified tokens are held in a bounded cache (see
- * AuthCache; `cacheSize` 0 turns it off); certificates are checked by the TLS handshake.
+ * AuthCache), one per listener; a certificate's actor is read from the store each time.
  */
-export function authenticator(
-  store: Store,
-  mode: AuthMode,
-  clock: () => Date,
-  opts: { cacheSize?: number } = {},
-) {
-  const cache = new AuthCache(opts.cacheSize ?? DEFAULT_AUTH_CACHE_SIZE);
+export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
+  const cache = new AuthCache(DEFAULT_AUTH_CACHE_SIZE);
   return (request: FastifyRequest): Promise<Caller> =>
     mode === 'mtls' ? byCertificate(store, request) : byToken(store, cache, request, clock());
 }
