@@ -75,11 +75,8 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
     }),
   ) as unknown as FastifyInstance;
   applyServerLimits(app.server, limits);
-  registerResponseHeaders(app);
   // Decisions and receipts are per caller and per moment: nothing may cache them.
-  app.addHook('onSend', async (_request, reply) => {
-    void reply.header('cache-control', 'no-store');
-  });
+  registerResponseHeaders(app, { 'cache-control': 'no-store' });
   app.addHook('onClose', async () => deps.broker.close());
   // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
   app.removeContentTypeParser('text/plain');

@@ -4,6 +4,7 @@ import { hasRole, normalizeSubject, type Role } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
 import { hashTokenSecret, parseToken, tokenSecretMatches, tokenState } from '../core/token.js';
 import type { Store } from '../store/ports.js';
+import { AuthCache, DEFAULT_AUTH_CACHE_SIZE } from './auth-cache.js';
 import type { Caller } from './caller.js';
 
 export type AuthMode = 'token' | 'mtls';
@@ -35,12 +36,17 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return bearer ?? header;
 }
 
-async function byToken(store: Store, request: FastifyRequest, now: Date): Promise<Caller> {
+async function byToken(store: Store, cache: AuthCache, request: FastifyRequest, now: Date): Promise<Caller> {
   const text = presentedToken(request);
   if (text === undefined)
     throw unauthenticated('no credential: send Authorization: Bearer <token> or X-SVC-Token');
   const parts = parseToken(text);
   if (!parts) throw unauthenticated('the credential is not an svc token');
+  // The mark is read before anything else, so a change committed from here on is seen by
+  // the next request (which clears the cache) and this lookup's result is not kept.
+  const generation = cache.sync(await store.tokens.changeMark());
+  const cached = cache.get(parts.id, hashTokenSecret(parts.id, parts.secret), now.getTime());
+  if (cached) return cached;
   const record = await store.tokens.find(parts.id);
   const matches = tokenSecretMatches(parts, record?.secretHash ?? DECOY_HASH);
   if (!record || !matches) throw unauthenticated('unknown token');
@@ -49,7 +55,15 @@ async function byToken(store: Store, request: FastifyRequest, now: Date): Promis
   if (state !== 'active') throw unauthenticated(`the token is ${state}`);
   const actor = await store.actors.get(record.tenantId, record.actorId);
   if (!actor) throw unauthenticated('the token names an actor that no longer exists');
-  return { tenantId: record.tenantId, actorId: actor.id, actor, via: 'token', tokenId: record.id };
+  const caller: Caller = {
+    tenantId: record.tenantId,
+    actorId: actor.id,
+    actor,
+    via: 'token',
+    tokenId: record.id,
+  };
+  cache.put(generation, record.id, record.secretHash, Date.parse(record.expiresAt), caller);
+  return caller;
 }
 
 async function byCertificate(store: Store, request: FastifyRequest): Promise<Caller> {
@@ -78,9 +92,14 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
   return { tenantId: actor.tenantId, actorId: actor.id, actor, via: 'mtls' };
 }
 
+/**
+ * Resolve the caller of each request. Verified tokens are held in a bounded cache (see
+ * AuthCache), one per listener; a certificate's actor is read from the store each time.
+ */
 export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
+  const cache = new AuthCache(DEFAULT_AUTH_CACHE_SIZE);
   return (request: FastifyRequest): Promise<Caller> =>
-    mode === 'mtls' ? byCertificate(store, request) : byToken(store, request, clock());
+    mode === 'mtls' ? byCertificate(store, request) : byToken(store, cache, request, clock());
 }
 
 /** A valid credential without the role is 403, never 401. */

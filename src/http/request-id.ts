@@ -7,10 +7,15 @@ import type { FastifyInstance } from 'fastify';
  */
 export const requestIdOptions = { genReqId: () => randomUUID(), requestIdHeader: false as const };
 
-/** Every answer names its request id and refuses content sniffing. */
-export function registerResponseHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+/**
+ * Every answer names its request id and refuses content sniffing, plus any `fixed` headers
+ * the listener adds; one hook in callback form, as it runs on every answer.
+ */
+export function registerResponseHeaders(app: FastifyInstance, fixed: Record<string, string> = {}): void {
+  const headers = Object.entries({ 'x-content-type-options': 'nosniff', ...fixed });
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
-    void reply.header('x-content-type-options', 'nosniff');
+    for (const [name, value] of headers) void reply.header(name, value);
+    done(null, payload);
   });
 }

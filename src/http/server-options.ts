@@ -2,7 +2,7 @@ import type { ServerOptions as HttpsOptions } from 'node:https';
 import type { FastifyServerOptions } from 'fastify';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './error-mapping.js';
 import { serverTimeoutOptions, type ServerLimits } from './limits.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, RequestLog } from './logger.js';
 import { requestIdOptions } from './request-id.js';
 
 export interface ListenerOptions {
@@ -22,6 +22,7 @@ export function fastifyServerOptions(o: ListenerOptions): FastifyServerOptions &
   const timeouts = serverTimeoutOptions(o.limits);
   return {
     logger: loggerOptions(o.logger),
+    logController: new RequestLog(),
     ...requestIdOptions,
     bodyLimit: o.limits.bodyLimitBytes,
     trustProxy: false,

@@ -69,6 +69,14 @@ export interface TokenRepo {
   list(tenantId: string, actorId?: string): Promise<TokenSummary[]>;
   /** False when no such token exists in the tenant; revoking twice keeps the first time. */
   revoke(tenantId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * A mark that moves whenever a token or actor may have changed since it was last read:
+   * a write through this repo, or a commit by any other process or connection. The daemon
+   * caches verified tokens under it and forgets them all when it moves, so it must be read
+   * from the store's current state on every call (cheaply: it runs once per request).
+   * Moving too often only costs lookups; missing a change would keep a revoked token alive.
+   */
+  changeMark(): Promise<string>;
 }
 
 export interface SigningKeyRepo {

@@ -62,6 +62,9 @@ export function insertToken(db: Db, t: TokenRecord): void {
 }
 
 export class SqliteTokens implements TokenRepo {
+  /** writes through this connection, which its own data_version does not count */
+  private writes = 0;
+
   constructor(private readonly db: Db) {}
 
   async insert(token: TokenRecord): Promise<void> {
@@ -69,7 +72,20 @@ export class SqliteTokens implements TokenRepo {
       await writeTransaction(this.db, () => insertToken(this.db, token));
     } catch (err) {
       throw storeError(err, `token for actor ${token.actorId}`);
+    } finally {
+      // After the commit: a lookup between the two still sees the old state and is forgotten.
+      this.writes++;
     }
+  }
+
+  /**
+   * SQLite's data_version changes exactly when another connection (the CLI, another
+   * process) committed to the file, and costs about a microsecond to read; writes made
+   * through this connection are counted here. Any commit elsewhere moves the mark, not only
+   * a revocation: rare enough on a daemon's file that precision is not worth a trigger.
+   */
+  async changeMark(): Promise<string> {
+    return `${prep(this.db, 'PRAGMA data_version').pluck().get() as number}.${this.writes}`;
   }
 
   async find(id: string): Promise<TokenRecord | undefined> {
@@ -93,6 +109,14 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
+    try {
+      return await this.revokeRow(tenantId, id, at);
+    } finally {
+      this.writes++;
+    }
+  }
+
+  private revokeRow(tenantId: string, id: string, at: string): Promise<boolean> {
     return writeTransaction(this.db, () => {
       const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
       if (!found) return false;
