@@ -22,6 +22,7 @@ const bot: Actor = {
   managerId: 'alice',
   certSubject: null,
   displayName: null,
+  createdAt: AT,
 };
 
 function request(capability: string, taskId: string, step: string, amountUsd?: number): DecisionRequest {
