@@ -8,14 +8,14 @@ import { PgDb } from '../../src/store/postgres/database.js';
 interface MigrateResult {
   target: string;
   tables: { table: string; rows: number }[];
-  tenants: { tenant_id: string; entries: number; proof: 'ok' }[];
+  tenants: { tenant_id: string; entries: number; export_lines: number; proof: 'ok' }[];
 }
 
 export default class StoreMigrate extends DataDirCommand {
   static override summary =
     "Copy a SQLite data dir's database into an empty PostgreSQL database and prove the copy.";
   static override description =
-    'Copies every table in dependency order in one PostgreSQL transaction, streaming rows in batches, then reads both back and compares every row byte for byte before it commits: the target ends up a proven copy or unchanged. Refuses a target that already holds data. Stop the daemon first: writes made after the copy starts are not in it. Signing keys and the secret key stay files in the data dir.';
+    "Copies every table in dependency order in one PostgreSQL transaction, streaming rows in batches, then reads both back and compares every row byte for byte before it commits (the target ends up a copy or unchanged), then produces each tenant's export from both stores and compares them line by line: identical except the header's fresh head. Refuses a target that already holds data. Stop the daemon first: writes made after the copy starts are not in it. Signing keys and the secret key stay files in the data dir.";
   static override examples = [
     '<%= config.bin %> store migrate --to postgres://svc@db.internal/svc',
     'PGPASSWORD=... <%= config.bin %> store migrate --data-dir /var/lib/svc --to postgres://svc@db.internal/svc --json',
@@ -54,7 +54,10 @@ export default class StoreMigrate extends DataDirCommand {
     this.show(() =>
       [
         `Copied ${report.tables.length} tables (${total} rows) into ${target} and compared every row.`,
-        ...report.tenants.map((t) => `tenant ${t.tenantId}: ${t.entries} entries copied, proof OK`),
+        ...report.tenants.map(
+          (t) =>
+            `tenant ${t.tenantId}: ${t.entries} entries copied, proof OK (export identical: ${t.exportLines} lines after the header)`,
+        ),
       ].join('\n'),
     );
     return {
@@ -63,6 +66,7 @@ export default class StoreMigrate extends DataDirCommand {
       tenants: report.tenants.map((t) => ({
         tenant_id: t.tenantId,
         entries: t.entries,
+        export_lines: t.exportLines,
         proof: 'ok' as const,
       })),
     };

@@ -3,13 +3,16 @@ import type { PgDb, PgTx } from './postgres/database.js';
 import { migrate } from './postgres/migrate.js';
 import type { Db } from './sqlite/database.js';
 import { ident, PG_OWN_TABLES, tablePlan, type TablePlan } from './migrate-plan.js';
+import { proveExports } from './migrate-export-proof.js';
 import { proveCopy, type TenantProof } from './migrate-proof.js';
+import { PgJournalExports } from './postgres/journal-export.js';
+import { SqliteJournalExports } from './sqlite/journal-export.js';
 
 export interface MigrationReport {
   /** rows copied per table, in the order they were copied */
   tables: { table: string; rows: number }[];
-  /** per tenant: journal entries copied, and the comparison that proved them */
-  tenants: TenantProof[];
+  /** per tenant: journal entries copied, and the export lines found identical from both stores */
+  tenants: (TenantProof & { exportLines: number })[];
 }
 
 export interface MigrationProgress {
@@ -24,9 +27,10 @@ const MAX_BATCH_ROWS = 500;
 const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('svc:store-migrate', 0))";
 
 /**
- * Copy the SQLite database into an empty PostgreSQL database and prove the copy, all in one
- * PostgreSQL transaction: a refusal, a failure or a difference found by the proof rolls
- * everything back, so the target is either a proven copy or as empty as it was. The SQLite
+ * Copy the SQLite database into an empty PostgreSQL database and prove the copy row by row
+ * in the same PostgreSQL transaction: a refusal, a failure or a difference rolls everything
+ * back, so the target is either a copy or as empty as it was. After the commit each
+ * tenant's export is produced from both stores and compared (migrate-export-proof.ts). The SQLite
  * side is read inside one read transaction (one state of the file, even if a daemon still
  * writes). Rows stream through in batches: memory holds one batch, whatever the size.
  */
@@ -37,9 +41,10 @@ export async function migrateToPostgres(
 ): Promise<MigrationReport> {
   await refuseForeignDatabase(pg);
   await migrate(pg);
+  let copied: { tables: MigrationReport['tables']; tenants: TenantProof[] };
   sqlite.exec('BEGIN');
   try {
-    return await pg.tx(async (tx) => {
+    copied = await pg.tx(async (tx) => {
       await tx.query(MIGRATE_LOCK);
       const plan = await tablePlan(sqlite, tx);
       await refuseNonEmpty(tx);
@@ -49,12 +54,21 @@ export async function migrateToPostgres(
         tables.push({ table: table.name, rows });
         progress.onTable?.(table.name, rows);
       }
-      const tenants = await proveCopy(sqlite, tx, plan);
-      return { tables, tenants };
+      return { tables, tenants: await proveCopy(sqlite, tx, plan) };
     });
   } finally {
     sqlite.exec('ROLLBACK');
   }
+  // Then what an auditor receives: each tenant's export, through the exporter's writer, from both.
+  const exports = await proveExports(
+    new SqliteJournalExports(sqlite.name),
+    new PgJournalExports(pg),
+    copied.tenants.map((t) => t.tenantId),
+  );
+  return {
+    tables: copied.tables,
+    tenants: copied.tenants.map((t, i) => ({ ...t, exportLines: exports[i]!.lines })),
+  };
 }
 
 /** A database with tables but no svc schema belongs to something else: nothing is created in it. */

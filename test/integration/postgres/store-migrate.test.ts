@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToPostgres } from '../../../src/store/migrate-copy.js';
+import { proveExports } from '../../../src/store/migrate-export-proof.js';
+import { PgJournalExports } from '../../../src/store/postgres/journal-export.js';
+import { SqliteJournalExports } from '../../../src/store/sqlite/journal-export.js';
 import { tablePlan } from '../../../src/store/migrate-plan.js';
 import { proveCopy } from '../../../src/store/migrate-proof.js';
 import { PgDb } from '../../../src/store/postgres/database.js';
@@ -34,9 +37,12 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     expect(copied.indexOf('anchors')).toBeLessThan(copied.indexOf('anchor_timestamps'));
     for (const { table, rows } of report.tables) expect(rows, table).toBe(count(table));
     expect(report.tables.find((t) => t.table === 'journal')?.rows).toBeGreaterThan(14);
+    // Each tenant's export from the copy is the source's, line for line: every entry and anchor.
+    const lines = (tenant: string) =>
+      count(`journal WHERE tenant_id = '${tenant}'`) + count(`anchors WHERE tenant_id = '${tenant}'`);
     expect(report.tenants).toEqual([
-      { tenantId: 'acme', entries: count("journal WHERE tenant_id = 'acme'") },
-      { tenantId: 'other', entries: count("journal WHERE tenant_id = 'other'") },
+      { tenantId: 'acme', entries: count("journal WHERE tenant_id = 'acme'"), exportLines: lines('acme') },
+      { tenantId: 'other', entries: count("journal WHERE tenant_id = 'other'"), exportLines: lines('other') },
     ]);
     // Byte for byte: the leaves, the frontier and the Merkle nodes (BYTEA) as SQLite has them.
     const [state] = await pg.query<{ frontier: string; size: string }>(
@@ -74,6 +80,16 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     );
     expect((err as Error).message).toContain('column leaf differs');
     expect((err as Error).message).not.toContain('0'.repeat(64));
+    // The export comparison sees it too, at the entry's line.
+    const exported = await proveExports(
+      new SqliteJournalExports(real.f.store.db.name),
+      new PgJournalExports(pg),
+      ['other', 'acme'],
+    ).catch((e: unknown) => e);
+    expect(exported).toMatchObject({ code: 'internal' });
+    expect((exported as Error).message).toMatch(
+      /^the export of tenant acme from the copy is not the source's: line \d+ of the export \(after the header\): it differs$/,
+    );
     const leaf = real.f.store.db
       .prepare("SELECT leaf FROM journal WHERE tenant_id = 'acme' AND sequence = 7")
       .pluck()
