@@ -3,7 +3,7 @@ import { SvcError } from '../../core/errors.js';
 import { randomId } from '../../core/ids.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
-import type { JournalKind } from '../sqlite/journal.js';
+import type { JournalKind } from '../../evidence/journal-append.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
