@@ -14,7 +14,7 @@ export function describeOnlyDeps(): DaemonDeps {
     readiness: async () => refuse(),
     capabilitiesFor: async () => refuse(),
     decisions: { decide: async () => refuse() },
-    rules: { policy: { resolve: refuse }, constraints: refuse },
+    rules: { policy: { cached: refuse, install: refuse }, constraints: refuse },
     broker: new Proxy({}, { get: refuse }) as DaemonDeps['broker'],
     channels: new Proxy({}, { get: refuse }) as DaemonDeps['channels'],
     // Described even though a daemon mounts them only with a document: `svc openapi` shows them.

@@ -2,7 +2,7 @@ import { authorize } from '../policy/authorization.js';
 import { compilePolicySet, type CompiledPolicySet } from '../policy/policy-set.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { DecisionRules } from '../core/decision/decide.js';
-import type { PolicyResolver } from '../store/decision-ports.js';
+import type { PolicyResolver, PolicySource } from '../store/decision-ports.js';
 
 type PolicyFn = DecisionRules['policy'];
 
@@ -14,14 +14,12 @@ type PolicyFn = DecisionRules['policy'];
 export class PolicyCache implements PolicyResolver {
   private readonly byTenant = new Map<string, { version: number; fn: PolicyFn }>();
 
-  resolve(
-    tenantId: string,
-    registryVersion: number,
-    load: () => { text: string | null; verbs: string[] },
-  ): PolicyFn {
+  cached(tenantId: string, registryVersion: number): PolicyFn | undefined {
     const hit = this.byTenant.get(tenantId);
-    if (hit && hit.version === registryVersion) return hit.fn;
-    const { text, verbs } = load();
+    return hit && hit.version === registryVersion ? hit.fn : undefined;
+  }
+
+  install(tenantId: string, registryVersion: number, { text, verbs }: PolicySource): PolicyFn {
     const fn = text === null ? this.evaluate(tenantId, null) : this.compile(tenantId, text, verbs);
     this.byTenant.set(tenantId, { version: registryVersion, fn });
     return fn;

@@ -1,62 +1,30 @@
 import type { Actor } from '../core/actor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
-import type { ConflictCode, NoDeferral } from '../core/decision/outcome.js';
 import type { DecisionRequest } from '../core/decision/request.js';
-import type { Micros } from '../core/money.js';
+import type { Sealed } from '../core/decision/sealed.js';
+import type { SurfaceCheck } from '../core/decision/surface.js';
 
-/** Resolves a tenant's policy inside the decision's transaction (cached by the daemon). */
-export interface PolicyResolver {
-  resolve(
-    tenantId: string,
-    registryVersion: number,
-    load: () => { text: string | null; verbs: string[] },
-  ): DecisionRules['policy'];
+export type { PendingExecution, Sealed, SealedReceipt } from '../core/decision/sealed.js';
+export type { SurfaceCheck } from '../core/decision/surface.js';
+
+/** A tenant's policy source as stored: its text (null: none installed) and its registered verbs. */
+export interface PolicySource {
+  text: string | null;
+  verbs: string[];
 }
 
 /**
- * Brokered custody, step 7: whether the capability's surface takes the operation, judged
- * inside the decision's transaction from the surface's stored state (undefined: never
- * rotated or revoked). `credentialRef` is the reference the execution will use.
+ * Compiled tenant policies, held by the daemon per registry version. Split in two so an
+ * async adapter can ask for a cached version first and, only on a miss, load the source
+ * (awaiting its store) and hand it over to compile; SQLite does both synchronously inside
+ * the decision's transaction.
  */
-export type SurfaceCheck = (q: {
-  tenantId: string;
-  surfaceId: string;
-  operation: string;
-  state: { credentialRef: string; status: 'active' | 'revoked' } | undefined;
-}) => { ok: true; credentialRef: string } | { ok: false; problem: string };
-
-/** An allowed brokered decision's durable intent to execute, committed with the decision. */
-export interface PendingExecution {
-  executionId: string;
-  surfaceId: string;
-  operation: string;
-  credentialRef: string;
+export interface PolicyResolver {
+  /** the compiled policy of this registry version, if held */
+  cached(tenantId: string, registryVersion: number): DecisionRules['policy'] | undefined;
+  /** compile and hold the source read for this registry version */
+  install(tenantId: string, registryVersion: number, source: PolicySource): DecisionRules['policy'];
 }
-
-export interface SealedReceipt {
-  receiptId: string;
-  sequence: number;
-  recordHash: string;
-  occurredAt: string;
-  record: Record<string, unknown>;
-}
-
-export type Sealed =
-  | NoDeferral
-  | { kind: 'conflict'; code: ConflictCode; reason: string; remedy: string; intentId: string; prior: string }
-  | {
-      kind: 'sealed';
-      outcome: 'allowed' | 'refused' | 'deferred';
-      intentId: string;
-      code?: string;
-      reason?: string;
-      remedy?: string;
-      amountMicros: Micros;
-      receipt: SealedReceipt;
-      grant?: { grantId: string; expiresAt: string };
-      approval?: { approvalId: string; status: string; expiresAt?: string };
-      execution?: PendingExecution;
-    };
 
 export interface DecisionStore {
   /**

@@ -1,12 +1,9 @@
 import type { Actor } from '../core/actor.js';
+import type { ReportedEffect } from '../core/records/effect-record.js';
 import type { SealedReceipt } from './decision-ports.js';
 
 /** An effect as the reporter saw it: observed, never enforced. */
-export interface ReportedEffect {
-  status: 'succeeded' | 'failed' | 'unknown';
-  effectId: string | null;
-  detail: Record<string, unknown> | null;
-}
+export type { ReportedEffect } from '../core/records/effect-record.js';
 
 export interface PresentedGrant {
   grantId: string;

@@ -1,4 +1,5 @@
 import type { Actor } from '../core/actor.js';
+import type { ExecutionOutcome } from '../core/records/execution-record.js';
 import type { SealedReceipt } from './decision-ports.js';
 
 /**
@@ -48,16 +49,7 @@ export interface SurfaceRepo {
 }
 
 /** What became of a brokered call, as the connector saw it. */
-export interface ExecutionOutcome {
-  outcome: 'succeeded' | 'failed' | 'unknown';
-  sent: boolean;
-  status: number | null;
-  effectId: string | null;
-  digest: string | null;
-  bytes: number;
-  error: string | null;
-  reason: string;
-}
+export type { ExecutionOutcome } from '../core/records/execution-record.js';
 
 export interface ExecutionStore {
   /**

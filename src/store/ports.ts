@@ -1,11 +1,13 @@
 import type { Actor } from '../core/actor.js';
 import type { AccessPorts } from './access-ports.js';
+import type { ConsoleSessionRepo, ThemeRepo } from './console-ports.js';
 import type { QueryPorts } from './query-ports.js';
 import type { DecisionStore } from './decision-ports.js';
 import type { EffectStore } from './effect-ports.js';
 import type { ExecutionStore, SecretRepo, SurfaceRepo } from './integration-ports.js';
 import type { EvidencePorts } from './evidence-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from './registry-ports.js';
+import type { RevocationSignal } from './revocations.js';
 
 /**
  * Store ports. Every method is async so the PostgreSQL adapter fits behind the same
@@ -96,6 +98,14 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly surfaces: SurfaceRepo;
   readonly executions: ExecutionStore;
   readonly secrets: SecretRepo;
+  /** The console's theme revisions and sign-in sessions. */
+  readonly themes: ThemeRepo;
+  readonly consoleSessions: ConsoleSessionRepo;
+  /**
+   * Token revocations as they happen: in this process on every adapter, and in every
+   * replica on PostgreSQL (LISTEN/NOTIFY). What caches tokens in memory listens here.
+   */
+  readonly revocations: RevocationSignal;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,9 +1,6 @@
-import { formatUsd } from '../../core/money.js';
-import { cjson } from '../../evidence/cjson.js';
-import { encodeHex, encodeUtf8 } from '../../evidence/encoding.js';
-import { emptyLogState, linkEntry, type LogState } from '../../evidence/journal-entry.js';
+import { journalWrite, type Appended, type JournalAppend } from '../../evidence/journal-append.js';
+import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
-import type { Appended, JournalAppend } from '../sqlite/journal.js';
 import type { PgTx } from './database.js';
 
 /** A tenant's stored log state; undefined before its first entry. */
@@ -34,61 +31,40 @@ const APPEND_SQL = `WITH entry AS (
 
 /**
  * Append one record to a tenant's journal inside the caller's transaction, together with
- * the state change it records. The caller holds the tenant's advisory lock (locks.ts), taken
- * before anything was read: that is what keeps sequences contiguous and the chain and
- * Merkle frontier linear when several replicas append at once. The primary key
- * (tenant_id, sequence) is the backstop: a lost lock fails the append, never forks the log.
+ * the state change it records. What is written is computed by `journalWrite`
+ * (evidence/journal-append.ts, the one place a hashed record is built); this only stores
+ * it. The caller holds the tenant's advisory lock (locks.ts), taken before anything was
+ * read: that keeps sequences contiguous and the chain and Merkle frontier linear when
+ * several replicas append at once. The primary key (tenant_id, sequence) is the backstop:
+ * a missing lock fails the append, never forks the log.
  */
 export async function appendJournal(tx: PgTx, a: JournalAppend, linkedAt: string): Promise<Appended> {
-  const state = (await readLogState(tx, a.tenantId)) ?? emptyLogState(a.tenantId, sha256);
-  const canonical = cjson(a.record);
-  const hash = encodeHex(sha256(encodeUtf8(canonical)));
-  const {
-    entry,
-    state: next,
-    subtrees,
-  } = linkEntry(
-    state,
-    {
-      tenant_id: a.tenantId,
-      record_hash: hash,
-      intent_id: a.intentId,
-      actor_id: a.actorId,
-      capability: a.capability,
-      tier: a.tier,
-      allowed: a.allowed,
-      grant_id: a.grantId,
-      amount_usd: formatUsd(a.amountMicros),
-      occurred_at: a.occurredAt,
-      linked_at: linkedAt,
-      ...(a.tombstone ? { tombstone: a.tombstone } : {}),
-    },
-    sha256,
-  );
+  const w = journalWrite(await readLogState(tx, a.tenantId), a, linkedAt, sha256);
+  const r = w.row;
   await tx.query(APPEND_SQL, [
-    a.tenantId,
-    entry.sequence,
-    a.kind,
-    a.receiptId,
-    a.taskId,
-    canonical,
-    hash,
-    a.intentId,
-    a.actorId,
-    a.capability,
-    a.tier,
-    a.allowed ? 1 : 0,
-    a.grantId,
-    a.amountMicros.toString(),
-    a.occurredAt,
-    linkedAt,
-    a.tombstone ? cjson(a.tombstone) : null,
-    entry.leaf,
-    entry.chain_hash,
-    subtrees.map((n) => n.level),
-    subtrees.map((n) => n.index),
-    subtrees.map((n) => Buffer.from(n.hash)),
-    JSON.stringify(next.frontier),
+    r.tenantId,
+    r.sequence,
+    r.kind,
+    r.receiptId,
+    r.taskId,
+    r.record,
+    r.recordHash,
+    r.intentId,
+    r.actorId,
+    r.capability,
+    r.tier,
+    r.allowed,
+    r.grantId,
+    r.amountMicros.toString(),
+    r.occurredAt,
+    r.linkedAt,
+    r.tombstone,
+    r.leaf,
+    r.chainHash,
+    w.subtrees.map((n) => n.level),
+    w.subtrees.map((n) => n.index),
+    w.subtrees.map((n) => Buffer.from(n.hash)),
+    w.frontierText,
   ]);
-  return { sequence: entry.sequence, receiptId: a.receiptId, recordHash: hash };
+  return w.appended;
 }

@@ -1,10 +1,11 @@
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { effectRecord, type EffectSubject } from '../../core/records/effect-record.js';
+import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
 import { storeError, type Db } from './database.js';
-import { JournalWriter, type JournalKind } from './journal.js';
+import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
 
 interface GrantRow {
@@ -216,57 +217,14 @@ export class SqliteEffects implements EffectStore {
   }
 
   private seal(
-    kind: JournalKind,
+    kind: 'grant_effect' | 'observation',
     tenantId: string,
     caller: Actor,
-    on: {
-      intentId: string;
-      taskId: string;
-      capability: string;
-      action: string;
-      tier: number;
-      grantId: string;
-    },
+    on: EffectSubject,
     effect: ReportedEffect,
     at: string,
   ): SealedReceipt {
-    const receiptId = randomId('rcp');
-    const record = {
-      v: 1,
-      kind,
-      receipt_id: receiptId,
-      intent_id: on.intentId,
-      tenant_id: tenantId,
-      actor_id: caller.id,
-      task_id: on.taskId,
-      capability: on.capability,
-      action: on.action,
-      grant_id: on.grantId || null,
-      outcome: effect.status,
-      effect: effect.detail,
-      effect_id: effect.effectId,
-      // reported by the agent or application: observed, never enforced
-      observed: true,
-      occurred_at: at,
-    };
-    const a = this.journal.append(
-      {
-        tenantId,
-        kind,
-        receiptId,
-        taskId: on.taskId,
-        intentId: on.intentId,
-        actorId: caller.id,
-        capability: on.capability,
-        tier: on.tier,
-        allowed: true,
-        grantId: on.grantId,
-        amountMicros: 0n,
-        occurredAt: at,
-        record,
-      },
-      at,
-    );
-    return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
+    const record = effectRecord({ kind, tenantId, actorId: caller.id, on, effect, at });
+    return receiptOf(record, this.journal.append(record, at));
   }
 }

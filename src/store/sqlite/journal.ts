@@ -1,59 +1,15 @@
-import { formatUsd, type Micros } from '../../core/money.js';
-import { cjson } from '../../evidence/cjson.js';
-import { encodeHex, encodeUtf8 } from '../../evidence/encoding.js';
-import type { Tombstone } from '../../evidence/export-line.js';
-import { emptyLogState, linkEntry } from '../../evidence/journal-entry.js';
+import { journalWrite, type Appended, type JournalAppend } from '../../evidence/journal-append.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
 
-export type JournalKind =
-  | 'decision'
-  | 'observation'
-  | 'grant_effect'
-  | 'approval'
-  | 'execution'
-  | 'redaction'
-  | 'integration_op'
-  | 'access';
-
-export interface JournalAppend {
-  tenantId: string;
-  kind: JournalKind;
-  receiptId: string;
-  taskId: string | null;
-  intentId: string;
-  actorId: string;
-  capability: string;
-  tier: number;
-  allowed: boolean;
-  /** '' when no grant was issued */
-  grantId: string;
-  amountMicros: Micros;
-  occurredAt: string;
-  /**
-   * The full internal record: private fields (request digest, correlation ids, reason,
-   * effect) included. Only its hash is published; it must contain the random intent id so
-   * the hash leaks nothing guessable.
-   */
-  record: Record<string, unknown>;
-  /**
-   * Only on a redaction record: the tombstone of the range it redacts, part of the entry's
-   * preimage (evidence-format.md §7).
-   */
-  tombstone?: Tombstone;
-}
-
-export interface Appended {
-  sequence: number;
-  receiptId: string;
-  recordHash: string;
-}
+export type { Appended, JournalAppend, JournalKind } from '../../evidence/journal-append.js';
 
 /**
  * Append one record to a tenant's journal. Must run inside the caller's write transaction,
- * together with the state change it records: per-tenant sequence, chain and Merkle frontier
- * are read and written here in O(log n), never by rescanning the log.
+ * together with the state change it records: the log state is read and written here in
+ * O(log n), never by rescanning the log. What is written is computed by `journalWrite`
+ * (evidence/journal-append.ts); this class only stores it.
  */
 export class JournalWriter {
   private readonly writeState;
@@ -77,58 +33,33 @@ export class JournalWriter {
 
   append(a: JournalAppend, linkedAt: string): Appended {
     if (!this.db.inTransaction) throw new Error('journal appends run inside the state change’s transaction');
-    const state = readLogState(this.db, a.tenantId) ?? emptyLogState(a.tenantId, sha256);
-    // record_hash = hex(H(CJSON(record))); the canonical text is what is stored, so the
-    // stored record re-hashes to the published value.
-    const canonical = cjson(a.record);
-    const hash = encodeHex(sha256(encodeUtf8(canonical)));
-    const {
-      entry,
-      state: next,
-      subtrees,
-    } = linkEntry(
-      state,
-      {
-        tenant_id: a.tenantId,
-        record_hash: hash,
-        intent_id: a.intentId,
-        actor_id: a.actorId,
-        capability: a.capability,
-        tier: a.tier,
-        allowed: a.allowed,
-        grant_id: a.grantId,
-        amount_usd: formatUsd(a.amountMicros),
-        occurred_at: a.occurredAt,
-        linked_at: linkedAt,
-        ...(a.tombstone ? { tombstone: a.tombstone } : {}),
-      },
-      sha256,
-    );
+    const w = journalWrite(readLogState(this.db, a.tenantId), a, linkedAt, sha256);
+    const r = w.row;
     this.insert.run(
-      a.tenantId,
-      entry.sequence,
-      a.kind,
-      a.receiptId,
-      a.taskId,
-      canonical,
-      hash,
-      a.intentId,
-      a.actorId,
-      a.capability,
-      a.tier,
-      a.allowed ? 1 : 0,
-      a.grantId,
-      a.amountMicros,
-      a.occurredAt,
-      linkedAt,
-      a.tombstone ? cjson(a.tombstone) : null,
-      entry.leaf,
-      entry.chain_hash,
+      r.tenantId,
+      r.sequence,
+      r.kind,
+      r.receiptId,
+      r.taskId,
+      r.record,
+      r.recordHash,
+      r.intentId,
+      r.actorId,
+      r.capability,
+      r.tier,
+      r.allowed,
+      r.grantId,
+      r.amountMicros,
+      r.occurredAt,
+      r.linkedAt,
+      r.tombstone,
+      r.leaf,
+      r.chainHash,
     );
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
-    for (const node of subtrees) this.insertNode.run(a.tenantId, node.level, node.index, blob(node.hash));
-    this.writeState.run(a.tenantId, next.size, next.chainHash, JSON.stringify(next.frontier));
-    return { sequence: entry.sequence, receiptId: a.receiptId, recordHash: hash };
+    for (const node of w.subtrees) this.insertNode.run(a.tenantId, node.level, node.index, blob(node.hash));
+    this.writeState.run(a.tenantId, w.state.size, w.state.chainHash, w.frontierText);
+    return w.appended;
   }
 }
 

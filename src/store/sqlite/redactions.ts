@@ -1,8 +1,8 @@
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { redactionRecord } from '../../core/records/redaction-record.js';
 import { redactionTombstone } from '../../core/redaction.js';
 import { cjson } from '../../evidence/cjson.js';
-import { REDACTED_RECORD_HASH, REDACTION_CAPABILITY } from '../../evidence/tombstone.js';
+import { REDACTED_RECORD_HASH } from '../../evidence/tombstone.js';
 import type { RedactionRequest, RedactionResult, Redactions } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
@@ -29,40 +29,13 @@ export class SqliteRedactions implements Redactions {
       const size = readLogState(this.db, r.tenantId)?.size ?? 0;
       const tombstone = redactionTombstone(r, size, r.at);
       this.checkNoOverlap(r.tenantId, r.from, r.to);
-      const receiptId = randomId('rcp');
-      const intentId = randomId('int');
-      const appended = this.journal.append(
-        {
-          tenantId: r.tenantId,
-          kind: 'redaction',
-          receiptId,
-          taskId: null,
-          intentId,
-          actorId: r.authorisedBy,
-          capability: REDACTION_CAPABILITY,
-          tier: 0,
-          allowed: true,
-          grantId: '',
-          amountMicros: 0n,
-          occurredAt: r.at,
-          record: {
-            v: 1,
-            kind: 'redaction',
-            receipt_id: receiptId,
-            intent_id: intentId,
-            tenant_id: r.tenantId,
-            actor_id: r.authorisedBy,
-            capability: REDACTION_CAPABILITY,
-            outcome: 'allowed',
-            allowed: true,
-            reason: tombstone.reason,
-            tombstone,
-            occurred_at: r.at,
-          },
-          tombstone,
-        },
-        r.at,
-      );
+      const record = redactionRecord({
+        tenantId: r.tenantId,
+        authorisedBy: r.authorisedBy,
+        tombstone,
+        at: r.at,
+      });
+      const appended = this.journal.append(record, r.at);
       this.eraseOperationalCopies(r.tenantId, r.from, r.to);
       const blanked = prep(
         this.db,
@@ -81,7 +54,7 @@ export class SqliteRedactions implements Redactions {
       if (blanked.changes !== r.to - r.from + 1) {
         throw new Error(`redaction blanked ${blanked.changes} rows of ${r.from}..${r.to}`);
       }
-      return { tombstone, sequence: appended.sequence, receiptId };
+      return { tombstone, sequence: appended.sequence, receiptId: record.receiptId };
     });
     // Erased means erased from the files too: secure_delete zeroes the space the old rows
     // leave, and a truncating checkpoint moves the new pages into the database file and

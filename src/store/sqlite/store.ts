@@ -1,9 +1,11 @@
 import type { Store } from '../ports.js';
+import { RevocationHub } from '../revocations.js';
 import { SqliteAccessRequests } from './access-requests.js';
 import { SqliteAnchors } from './anchors.js';
 import { SqliteApprovals } from './approvals.js';
 import { SqliteCapabilities } from './capabilities.js';
 import { SqliteChannels } from './channels.js';
+import { SqliteConsoleSessions } from './console-sessions.js';
 import { SqliteConstraints } from './constraints.js';
 import { openDatabase, type Db } from './database.js';
 import { CommitQueue } from './commit-queue.js';
@@ -25,6 +27,7 @@ import { SqliteReceipts } from './receipts.js';
 import { SqliteSecrets } from './secrets.js';
 import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
+import { SqliteThemes } from './themes.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 import { writeTransaction, type LockWait } from './write-lock.js';
@@ -56,6 +59,10 @@ export class SqliteStore implements Store {
   readonly entitlements: SqliteEntitlements;
   readonly channels: SqliteChannels;
   readonly proofs: SqliteMerkleProofs;
+  readonly themes: SqliteThemes;
+  readonly consoleSessions: SqliteConsoleSessions;
+  /** One process on one file: revocations here are the only ones this store hears of. */
+  readonly revocations = new RevocationHub();
 
   private constructor(
     readonly db: Db,
@@ -64,7 +71,7 @@ export class SqliteStore implements Store {
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
-    this.tokens = new SqliteTokens(db);
+    this.tokens = new SqliteTokens(db, this.revocations);
     this.keys = new SqliteSigningKeys(db);
     this.capabilities = new SqliteCapabilities(db);
     this.permissions = new SqlitePermissions(db);
@@ -90,6 +97,8 @@ export class SqliteStore implements Store {
     this.entitlements = new SqliteEntitlements(db);
     this.channels = new SqliteChannels(db);
     this.proofs = new SqliteMerkleProofs(db);
+    this.themes = new SqliteThemes(db);
+    this.consoleSessions = new SqliteConsoleSessions(db);
   }
 
   /**

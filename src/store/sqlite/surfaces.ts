@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { integrationOpRecord } from '../../core/records/integration-op-record.js';
+import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-ports.js';
 import { storeError, type Db } from './database.js';
@@ -208,40 +209,8 @@ export class SqliteSurfaces implements SurfaceRepo {
     at: string,
     fields: Record<string, unknown> & { action: string; outcome: string; reason: string },
   ): SealedReceipt {
-    const receiptId = randomId('rcp');
-    const intentId = randomId('iop');
-    const capability = `integration-ops:${surfaceId}`;
-    const record = {
-      v: 1,
-      kind: 'integration_op',
-      receipt_id: receiptId,
-      intent_id: intentId,
-      tenant_id: tenantId,
-      actor_id: actor.id,
-      surface_id: surfaceId,
-      capability,
-      ...fields,
-      occurred_at: at,
-    };
-    const a = this.journal.append(
-      {
-        tenantId,
-        kind: 'integration_op',
-        receiptId,
-        taskId: null,
-        intentId,
-        actorId: actor.id,
-        capability,
-        tier: 0,
-        allowed: true,
-        grantId: '',
-        amountMicros: 0n,
-        occurredAt: at,
-        record,
-      },
-      at,
-    );
-    return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
+    const record = integrationOpRecord({ tenantId, surfaceId, actorId: actor.id, at, fields });
+    return receiptOf(record, this.journal.append(record, at));
   }
 
   private async tx<T>(fn: () => T): Promise<T> {

@@ -1,4 +1,5 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
+import type { RevocationHub } from '../revocations.js';
 import { prep, storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
 
@@ -62,7 +63,11 @@ export function insertToken(db: Db, t: TokenRecord): void {
 }
 
 export class SqliteTokens implements TokenRepo {
-  constructor(private readonly db: Db) {}
+  /** `revoked`, when given, hears each revocation once it is committed. */
+  constructor(
+    private readonly db: Db,
+    private readonly revoked?: RevocationHub,
+  ) {}
 
   async insert(token: TokenRecord): Promise<void> {
     try {
@@ -93,7 +98,7 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
-    return writeTransaction(this.db, () => {
+    const found = await writeTransaction(this.db, () => {
       const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
       if (!found) return false;
       prep(
@@ -102,5 +107,7 @@ export class SqliteTokens implements TokenRepo {
       ).run(at, tenantId, id);
       return true;
     });
+    if (found) this.revoked?.emit(id);
+    return found;
   }
 }

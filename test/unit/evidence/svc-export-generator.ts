@@ -43,7 +43,7 @@ type Content = Pick<
   'intent_id' | 'actor_id' | 'capability' | 'tier' | 'allowed' | 'grant_id' | 'amount_usd'
 >;
 
-const CONTENT: Content[] = [
+export const CONTENT: Content[] = [
   {
     intent_id: 'int_5f0c1d2e3a4b49c8a1e2f3a4b5c6d7e8',
     actor_id: 'agent:billing-bot',

@@ -1,0 +1,401 @@
+import type { Appended, JournalAppend } from '../../evidence/journal-append.js';
+import type { Actor } from '../actor.js';
+import { randomId } from '../ids.js';
+import { formatUsd, type Micros } from '../money.js';
+import { APPROVAL_TTL_MS } from './decide.js';
+import type { Outcome } from './outcome.js';
+import type { DecisionRequest } from './request.js';
+import type { PendingExecution, Sealed, SealedReceipt } from './sealed.js';
+import type { BrokeredTarget } from './surface.js';
+
+/** How long a minted grant stays redeemable. */
+export const GRANT_TTL_MS = 5 * 60_000;
+
+/** The outcomes that are sealed in the journal (a standing deferral is answered, not sealed). */
+export type SealedOutcome = Extract<Outcome, { kind: 'refused' | 'deferred' | 'allowed' }>;
+
+/** The kinds of random id a decision mints. */
+export type DecisionIdKind = 'int' | 'rcp' | 'adm' | 'grt' | 'exe' | 'apr';
+
+/** Where ids come from: `randomId` in production, a deterministic source in tests. */
+export type IdSource = (prefix: DecisionIdKind) => string;
+
+/** The `intents` row, column for column (inserted by a new request, updated by a resume). */
+export interface IntentRow {
+  tenantId: string;
+  id: string;
+  taskId: string;
+  step: string;
+  actorId: string;
+  capability: string;
+  action: string;
+  route: string;
+  requestDigest: string;
+  /** JSON text of the request's identity fields */
+  request: string;
+  outcome: SealedOutcome['kind'];
+  code: string | null;
+  reason: string | null;
+  amountMicros: Micros;
+  grantId: string | null;
+  approvalId: string | null;
+  receiptId: string;
+  /** created_at on insert, updated_at always */
+  at: string;
+}
+
+/** An allow claims the effect key, a new deferral holds it, a refused resume frees it. */
+export type EffectKeyWrite =
+  | {
+      op: 'claim' | 'defer';
+      taskId: string;
+      step: string;
+      state: 'claimed' | 'deferred';
+      intentId: string;
+      requestDigest: string;
+      at: string;
+    }
+  | { op: 'drop'; taskId: string; step: string };
+
+export interface AdmissionRow {
+  id: string;
+  rootId: string;
+  taskId: string;
+  intentId: string;
+  actorId: string;
+  capability: string;
+  amountMicros: Micros;
+  createdAt: string;
+}
+
+export interface GrantRow {
+  id: string;
+  intentId: string;
+  actorId: string;
+  capability: string;
+  taskId: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** A pending execution row; the adapter adds its own owner (pid, instance). */
+export interface ExecutionRow {
+  id: string;
+  intentId: string;
+  taskId: string;
+  step: string;
+  actorId: string;
+  capability: string;
+  action: string;
+  tier: number;
+  surfaceId: string;
+  operation: string;
+  credentialRef: string;
+  createdAt: string;
+}
+
+export interface OpenApprovalRow {
+  id: string;
+  intentId: string;
+  taskId: string;
+  step: string;
+  capability: string;
+  action: string;
+  requesterId: string;
+  amountMicros: Micros;
+  requestDigest: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/**
+ * Everything a sealed decision changes, computed by core and applied by a store adapter in
+ * the transaction that read the state `decide` judged. Order of application: reserve,
+ * consumeApproval, admission, grant, execution, openApproval, intent, effectKey, journal.
+ * `reserve` and `consumeApproval` are conditional updates that must change exactly one row
+ * (the adapter throws otherwise: the decision was made on state that no longer holds).
+ */
+export interface DecisionWrites {
+  tenantId: string;
+  at: string;
+  intentId: string;
+  receiptId: string;
+  /** `tasks.reserved_micros += amountMicros` where it stays within `budget_micros` */
+  reserve?: { taskId: string; amountMicros: Micros };
+  /** `approvals.status` approved -> consumed */
+  consumeApproval?: { approvalId: string; consumedAt: string };
+  admission?: AdmissionRow;
+  grant?: GrantRow;
+  execution?: ExecutionRow;
+  openApproval?: OpenApprovalRow;
+  intent: IntentRow;
+  /** 'insert' for a new request, 'update' for a resume of the intent that holds the key */
+  intentWrite: 'insert' | 'update';
+  effectKey?: EffectKeyWrite;
+  journal: JournalAppend;
+  /** the reply, less what only the append knows (sequence, record hash) */
+  reply: Omit<Extract<Sealed, { kind: 'sealed' }>, 'receipt'> & {
+    receipt: Omit<SealedReceipt, 'sequence' | 'recordHash'>;
+  };
+}
+
+export interface DecisionPlanInput {
+  req: DecisionRequest;
+  caller: Actor;
+  mode: 'new' | 'resume';
+  outcome: SealedOutcome;
+  /** the new intent's id, or on resume the id of the intent holding the key */
+  intentId: string;
+  now: Date;
+  /** the task root carrying execution constraints: an allow is admitted against it */
+  constraintsRoot?: string;
+  custody?: string;
+  /** an allowed brokered decision's target (from `judgeSurface`) */
+  brokered?: BrokeredTarget;
+}
+
+/** What one sealed outcome changes and the journal record that seals it. Pure. */
+export function planDecision(p: DecisionPlanInput, ids: IdSource = randomId): DecisionWrites {
+  const { req, caller, mode, outcome: o, intentId, now } = p;
+  const at = now.toISOString();
+  const receiptId = ids('rcp');
+  const t = req.tenantId;
+  const w: Partial<DecisionWrites> = {};
+  let grant: { grantId: string; expiresAt: string } | undefined;
+  let approval: { approvalId: string; status: string; expiresAt?: string } | undefined;
+  let execution: PendingExecution | undefined;
+
+  if (o.kind === 'allowed') {
+    w.reserve = { taskId: req.taskId, amountMicros: o.amountMicros };
+    if (o.consumeApprovalId) w.consumeApproval = { approvalId: o.consumeApprovalId, consumedAt: at };
+    if (p.constraintsRoot) {
+      w.admission = {
+        id: ids('adm'),
+        rootId: p.constraintsRoot,
+        taskId: req.taskId,
+        intentId,
+        actorId: caller.id,
+        capability: req.capability,
+        amountMicros: o.amountMicros,
+        createdAt: at,
+      };
+    }
+    if (req.route === 'action' && p.custody === 'grant') {
+      grant = { grantId: ids('grt'), expiresAt: new Date(now.getTime() + GRANT_TTL_MS).toISOString() };
+      w.grant = {
+        id: grant.grantId,
+        intentId,
+        actorId: caller.id,
+        capability: req.capability,
+        taskId: req.taskId,
+        expiresAt: grant.expiresAt,
+        createdAt: at,
+      };
+    }
+    if (req.route === 'brokered' && p.brokered) {
+      // The intent to execute is durable before the provider is called: committed with the
+      // decision, so a crash mid-call leaves a pending row that start-up finds.
+      execution = { executionId: ids('exe'), ...p.brokered };
+      w.execution = {
+        id: execution.executionId,
+        intentId,
+        taskId: req.taskId,
+        step: req.step,
+        actorId: caller.id,
+        capability: req.capability,
+        action: req.action,
+        tier: o.tier,
+        surfaceId: p.brokered.surfaceId,
+        operation: p.brokered.operation,
+        credentialRef: p.brokered.credentialRef,
+        createdAt: at,
+      };
+    }
+    if (o.consumeApprovalId) approval = { approvalId: o.consumeApprovalId, status: 'consumed' };
+  } else if (o.kind === 'deferred') {
+    if (o.openApproval) {
+      approval = {
+        approvalId: ids('apr'),
+        status: 'pending',
+        expiresAt: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
+      };
+      w.openApproval = {
+        id: approval.approvalId,
+        intentId,
+        taskId: req.taskId,
+        step: req.step,
+        capability: req.capability,
+        action: req.action,
+        requesterId: caller.id,
+        amountMicros: o.amountMicros,
+        requestDigest: req.digest,
+        expiresAt: approval.expiresAt!,
+        createdAt: at,
+      };
+    } else if (o.approvalId) {
+      approval = { approvalId: o.approvalId, status: 'pending' };
+    }
+  }
+
+  const committed = o.kind === 'allowed' ? o.amountMicros : 0n;
+  const code = o.kind === 'refused' ? o.code : null;
+  const reason = o.kind === 'allowed' ? null : o.reason;
+  const remedy = o.kind === 'allowed' ? null : (o.remedy ?? null);
+  const intent: IntentRow = {
+    tenantId: t,
+    id: intentId,
+    taskId: req.taskId,
+    step: req.step,
+    actorId: caller.id,
+    capability: req.capability,
+    action: req.action,
+    route: req.route,
+    requestDigest: req.digest,
+    request: JSON.stringify({
+      capability: req.capability,
+      action: req.action,
+      task_id: req.taskId,
+      effect_key_step: req.step,
+    }),
+    outcome: o.kind,
+    code,
+    reason,
+    amountMicros: o.amountMicros,
+    grantId: grant?.grantId ?? null,
+    approvalId: approval?.approvalId ?? null,
+    receiptId,
+    at,
+  };
+
+  const key = { taskId: req.taskId, step: req.step, intentId, requestDigest: req.digest, at };
+  let effectKey: EffectKeyWrite | undefined;
+  if (o.kind === 'allowed') effectKey = { op: 'claim', state: 'claimed', ...key };
+  else if (o.kind === 'deferred' && mode === 'new') effectKey = { op: 'defer', state: 'deferred', ...key };
+  else if (o.kind === 'refused' && mode === 'resume')
+    effectKey = { op: 'drop', taskId: req.taskId, step: req.step };
+
+  const record: Record<string, unknown> = {
+    v: 1,
+    kind: 'decision',
+    receipt_id: receiptId,
+    intent_id: intentId,
+    tenant_id: t,
+    actor_id: caller.id,
+    task_id: req.taskId,
+    effect_key_step: req.step,
+    capability: req.capability,
+    action: req.action,
+    route: req.route,
+    resumed: mode === 'resume',
+    tier: o.tier,
+    outcome: o.kind,
+    allowed: o.kind === 'allowed',
+    code,
+    reason,
+    remedy,
+    amount_usd: formatUsd(committed),
+    requested_usd: formatUsd(o.amountMicros),
+    grant_id: grant?.grantId ?? null,
+    grant_expires_at: grant?.expiresAt ?? null,
+    approval_id: approval?.approvalId ?? null,
+    ...(execution ? { execution_id: execution.executionId } : {}),
+    determining: o.kind === 'refused' ? (o.determining ?? []) : o.kind === 'allowed' ? o.determining : [],
+    intent: req.intent,
+    request_digest: req.digest,
+    correlation_id: req.correlationId,
+    trace_id: req.traceId,
+    occurred_at: at,
+  };
+  const journal: JournalAppend = {
+    tenantId: t,
+    kind: 'decision',
+    receiptId,
+    taskId: req.taskId,
+    intentId,
+    actorId: caller.id,
+    capability: req.capability,
+    tier: o.tier,
+    allowed: o.kind === 'allowed',
+    grantId: grant?.grantId ?? '',
+    amountMicros: committed,
+    occurredAt: at,
+    record,
+  };
+
+  return {
+    ...w,
+    tenantId: t,
+    at,
+    intentId,
+    receiptId,
+    intent,
+    intentWrite: mode === 'new' ? 'insert' : 'update',
+    ...(effectKey ? { effectKey } : {}),
+    journal,
+    reply: {
+      kind: 'sealed',
+      outcome: o.kind,
+      intentId,
+      ...(code !== null ? { code } : {}),
+      ...(reason !== null ? { reason } : {}),
+      ...(remedy !== null ? { remedy } : {}),
+      amountMicros: committed,
+      receipt: { receiptId, occurredAt: at, record },
+      ...(grant ? { grant } : {}),
+      ...(approval ? { approval } : {}),
+      ...(execution ? { execution } : {}),
+    },
+  };
+}
+
+/** The reply to a sealed decision, once its record is appended. */
+export function sealedReply(w: DecisionWrites, appended: Appended): Sealed {
+  const r = w.reply.receipt;
+  return {
+    ...w.reply,
+    receipt: {
+      receiptId: r.receiptId,
+      sequence: appended.sequence,
+      recordHash: appended.recordHash,
+      occurredAt: r.occurredAt,
+      record: r.record,
+    },
+  };
+}
+
+/** The stored journal row of a standing deferral's receipt. */
+export interface StandingReceiptRow {
+  receiptId: string;
+  sequence: number;
+  recordHash: string;
+  /** the stored canonical record text */
+  record: string;
+  occurredAt: string;
+}
+
+/**
+ * A resume that found the deferral as it stood: answered with the deferral's own sealed
+ * receipt, and nothing written, so a client polling for its approval adds no records.
+ */
+export function standingReply(
+  intentId: string,
+  o: Extract<SealedOutcome, { kind: 'deferred' }>,
+  row: StandingReceiptRow,
+): Sealed {
+  return {
+    kind: 'sealed',
+    outcome: 'deferred',
+    intentId,
+    reason: o.reason,
+    remedy: o.remedy,
+    amountMicros: 0n,
+    receipt: {
+      receiptId: row.receiptId,
+      sequence: row.sequence,
+      recordHash: row.recordHash,
+      occurredAt: row.occurredAt,
+      record: JSON.parse(row.record) as Record<string, unknown>,
+    },
+    ...(o.approvalId ? { approval: { approvalId: o.approvalId, status: 'pending' } } : {}),
+  };
+}
