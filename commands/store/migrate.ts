@@ -1,9 +1,11 @@
 import { Flags } from '@oclif/core';
-import { DataDirCommand } from '../../src/cli/base-command.js';
+import { dataDirFlag, SvcCommand } from '../../src/cli/base-command.js';
 import { SvcError } from '../../src/core/errors.js';
+import { DataDir, resolveDataDir } from '../../src/store/data-dir.js';
 import { migrateToPostgres } from '../../src/store/migrate-copy.js';
 import { isPostgresUrl, redactUrl } from '../../src/store/postgres/connection-url.js';
 import { PgDb } from '../../src/store/postgres/database.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 
 interface MigrateResult {
   target: string;
@@ -11,7 +13,12 @@ interface MigrateResult {
   tenants: { tenant_id: string; entries: number; export_lines: number; proof: 'ok' }[];
 }
 
-export default class StoreMigrate extends DataDirCommand {
+/**
+ * Not a DataDirCommand: its source is always the data dir's SQLite file, whatever
+ * `--store` or `$SVC_STORE` say for the other commands.
+ */
+export default class StoreMigrate extends SvcCommand {
+  static override baseFlags = { ...dataDirFlag };
   static override summary =
     "Copy a SQLite data dir's database into an empty PostgreSQL database and prove the copy.";
   static override description =
@@ -40,16 +47,27 @@ export default class StoreMigrate extends DataDirCommand {
       );
     }
     const target = redactUrl(flags.to);
-    const report = await this.withStore(flags, async (store) => {
-      const pg = await PgDb.connect(flags.to, { poolSize: 2, statementTimeoutMs: 600_000 });
+    const dir = new DataDir(resolveDataDir(flags['data-dir'], process.env, process.cwd()), 'sqlite');
+    if (!dir.exists()) {
+      throw new SvcError('not_initialized', `no SQLite database in the data dir ${dir.root}`, {
+        field: 'data-dir',
+        remedy: 'point --data-dir (or SVC_HOME) at the data dir whose database you are moving',
+      });
+    }
+    const pg = await PgDb.connect(flags.to, { poolSize: 2, statementTimeoutMs: 600_000 });
+    let report: Awaited<ReturnType<typeof migrateToPostgres>>;
+    try {
+      const store = SqliteStore.open(dir.database);
       try {
-        return await migrateToPostgres(store.db, pg, {
+        report = await migrateToPostgres(store.db, pg, {
           onTable: (table, rows) => this.note(`copied ${table}: ${rows} rows`),
         });
       } finally {
-        await pg.close();
+        await store.close();
       }
-    });
+    } finally {
+      await pg.close();
+    }
     const total = report.tables.reduce((n, t) => n + t.rows, 0);
     this.show(() =>
       [

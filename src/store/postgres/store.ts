@@ -9,10 +9,22 @@ import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
 import { RevocationHub } from '../revocations.js';
+import { PgCapabilities } from './capabilities.js';
+import { PgChannels } from './channels.js';
+import { PgConsoleSessions } from './console-sessions.js';
+import { PgConstraints } from './constraints.js';
 import { PgDb, pgStoreError, type PgOptions } from './database.js';
+import { PgDiscovery } from './discovery.js';
 import { PgActors, PgTenants } from './identity.js';
 import { PgSigningKeys } from './keys.js';
 import { migrate } from './migrate.js';
+import { PgPermissions } from './permissions.js';
+import { PgPolicies } from './policies.js';
+import { PgReceipts } from './receipts.js';
+import { PgSecrets } from './secrets.js';
+import { PgTaskReads } from './task-reads.js';
+import { PgTasks } from './tasks.js';
+import { PgThemes } from './themes.js';
 import { notYetOnPostgres } from './pending-ports.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { PgTokens } from './tokens.js';
@@ -32,22 +44,22 @@ export class PgStore implements Store {
   readonly tokens: PgTokens;
   readonly keys: PgSigningKeys;
   readonly revocations: RevocationFeed;
-  readonly capabilities: CapabilityRepo = notYetOnPostgres('capabilities');
-  readonly permissions: PermissionRepo = notYetOnPostgres('permissions');
-  readonly policies: PolicyRepo = notYetOnPostgres('policies');
-  readonly tasks: TaskRepo = notYetOnPostgres('tasks');
+  readonly capabilities: CapabilityRepo;
+  readonly permissions: PermissionRepo;
+  readonly policies: PolicyRepo;
+  readonly tasks: TaskRepo;
   readonly decisions: DecisionStore = notYetOnPostgres('decisions');
   readonly effects: EffectStore = notYetOnPostgres('effects');
   readonly surfaces: SurfaceRepo = notYetOnPostgres('surfaces');
   readonly executions: ExecutionStore = notYetOnPostgres('executions');
-  readonly secrets: SecretRepo = notYetOnPostgres('secrets');
-  readonly themes: ThemeRepo = notYetOnPostgres('themes');
-  readonly consoleSessions: ConsoleSessionRepo = notYetOnPostgres('console sessions');
-  readonly taskReads: QueryPorts['taskReads'] = notYetOnPostgres('task reads');
-  readonly constraints: QueryPorts['constraints'] = notYetOnPostgres('execution constraints');
+  readonly secrets: SecretRepo;
+  readonly themes: ThemeRepo;
+  readonly consoleSessions: ConsoleSessionRepo;
+  readonly taskReads: QueryPorts['taskReads'];
+  readonly constraints: QueryPorts['constraints'];
   readonly approvals: QueryPorts['approvals'] = notYetOnPostgres('approvals');
-  readonly receipts: QueryPorts['receipts'] = notYetOnPostgres('receipts');
-  readonly discovery: QueryPorts['discovery'] = notYetOnPostgres('discovery');
+  readonly receipts: QueryPorts['receipts'];
+  readonly discovery: QueryPorts['discovery'];
   readonly anchors: EvidencePorts['anchors'] = notYetOnPostgres('anchors');
   readonly proofs: EvidencePorts['proofs'] = notYetOnPostgres('proofs');
   readonly journalExports: EvidencePorts['journalExports'] = notYetOnPostgres('journal exports');
@@ -55,7 +67,7 @@ export class PgStore implements Store {
   readonly accessRequests: AccessPorts['accessRequests'] = notYetOnPostgres('access requests');
   readonly managerCards: AccessPorts['managerCards'] = notYetOnPostgres('manager cards');
   readonly entitlements: AccessPorts['entitlements'] = notYetOnPostgres('entitlements');
-  readonly channels: AccessPorts['channels'] = notYetOnPostgres('approval channels');
+  readonly channels: AccessPorts['channels'];
 
   private constructor(
     readonly db: PgDb,
@@ -71,6 +83,18 @@ export class PgStore implements Store {
     this.actors = new PgActors(db);
     this.tokens = new PgTokens(db, hub);
     this.keys = new PgSigningKeys(db);
+    this.capabilities = new PgCapabilities(db);
+    this.permissions = new PgPermissions(db);
+    this.policies = new PgPolicies(db);
+    this.tasks = new PgTasks(db);
+    this.secrets = new PgSecrets(db);
+    this.themes = new PgThemes(db);
+    this.consoleSessions = new PgConsoleSessions(db);
+    this.taskReads = new PgTaskReads(db);
+    this.constraints = new PgConstraints(db);
+    this.receipts = new PgReceipts(db);
+    this.discovery = new PgDiscovery(db);
+    this.channels = new PgChannels(db);
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
