@@ -1,15 +1,23 @@
 import { join } from 'node:path';
-import type { ChannelRepo } from '../../src/store/access-ports.js';
+import type {
+  AccessRequestStore,
+  ChannelRepo,
+  EntitlementStore,
+  ManagerCardStore,
+} from '../../src/store/access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../../src/store/console-ports.js';
 import type { SecretRepo } from '../../src/store/integration-ports.js';
 import type { Discovery, ExecutionConstraints, Receipts, TaskReads } from '../../src/store/query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../../src/store/registry-ports.js';
+import { PgAccessRequests } from '../../src/store/postgres/access-requests.js';
 import { PgCapabilities } from '../../src/store/postgres/capabilities.js';
 import { PgChannels } from '../../src/store/postgres/channels.js';
 import { PgConsoleSessions } from '../../src/store/postgres/console-sessions.js';
 import { PgConstraints } from '../../src/store/postgres/constraints.js';
 import { PgDb } from '../../src/store/postgres/database.js';
 import { PgDiscovery } from '../../src/store/postgres/discovery.js';
+import { PgEntitlements } from '../../src/store/postgres/entitlements.js';
+import { PgManagerCards } from '../../src/store/postgres/manager-cards.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { PgPermissions } from '../../src/store/postgres/permissions.js';
 import { PgPolicies } from '../../src/store/postgres/policies.js';
@@ -42,6 +50,9 @@ export interface RegistryUnderTest {
   channels: ChannelRepo;
   themes: ThemeRepo;
   consoleSessions: ConsoleSessionRepo;
+  accessRequests: AccessRequestStore;
+  managerCards: ManagerCardStore;
+  entitlements: EntitlementStore;
   /** One statement with `?` placeholders, run as is. */
   exec(sql: string, params?: unknown[]): Promise<void>;
   /** One integer column of the first row. */
@@ -65,6 +76,9 @@ async function sqlite(): Promise<RegistryUnderTest> {
     channels: store.channels,
     themes: new SqliteThemes(store.db),
     consoleSessions: new SqliteConsoleSessions(store.db),
+    accessRequests: store.accessRequests,
+    managerCards: store.managerCards,
+    entitlements: store.entitlements,
     exec: async (sql, params = []) => {
       store.db.prepare(sql).run(...params);
     },
@@ -105,6 +119,9 @@ async function postgres(): Promise<RegistryUnderTest> {
     channels: new PgChannels(db),
     themes: new PgThemes(db),
     consoleSessions: new PgConsoleSessions(db),
+    accessRequests: new PgAccessRequests(db),
+    managerCards: new PgManagerCards(db),
+    entitlements: new PgEntitlements(db),
     exec: async (sql, params = []) => {
       await db.query(numbered(sql), params);
     },

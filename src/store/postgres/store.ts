@@ -9,14 +9,17 @@ import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
 import { RevocationHub } from '../revocations.js';
+import { PgAccessRequests } from './access-requests.js';
 import { PgCapabilities } from './capabilities.js';
 import { PgChannels } from './channels.js';
 import { PgConsoleSessions } from './console-sessions.js';
 import { PgConstraints } from './constraints.js';
 import { PgDb, pgStoreError, type PgOptions } from './database.js';
 import { PgDiscovery } from './discovery.js';
+import { PgEntitlements } from './entitlements.js';
 import { PgActors, PgTenants } from './identity.js';
 import { PgSigningKeys } from './keys.js';
+import { PgManagerCards } from './manager-cards.js';
 import { migrate } from './migrate.js';
 import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
@@ -64,9 +67,9 @@ export class PgStore implements Store {
   readonly proofs: EvidencePorts['proofs'] = notYetOnPostgres('proofs');
   readonly journalExports: EvidencePorts['journalExports'] = notYetOnPostgres('journal exports');
   readonly redactions: EvidencePorts['redactions'] = notYetOnPostgres('redactions');
-  readonly accessRequests: AccessPorts['accessRequests'] = notYetOnPostgres('access requests');
-  readonly managerCards: AccessPorts['managerCards'] = notYetOnPostgres('manager cards');
-  readonly entitlements: AccessPorts['entitlements'] = notYetOnPostgres('entitlements');
+  readonly accessRequests: AccessPorts['accessRequests'];
+  readonly managerCards: AccessPorts['managerCards'];
+  readonly entitlements: AccessPorts['entitlements'];
   readonly channels: AccessPorts['channels'];
 
   private constructor(
@@ -95,6 +98,9 @@ export class PgStore implements Store {
     this.receipts = new PgReceipts(db);
     this.discovery = new PgDiscovery(db);
     this.channels = new PgChannels(db);
+    this.accessRequests = new PgAccessRequests(db);
+    this.managerCards = new PgManagerCards(db);
+    this.entitlements = new PgEntitlements(db);
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
