@@ -6,7 +6,7 @@ import type {
   ManagerCardStore,
 } from '../../src/store/access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../../src/store/console-ports.js';
-import type { SecretRepo } from '../../src/store/integration-ports.js';
+import type { SecretRepo, SurfaceRepo } from '../../src/store/integration-ports.js';
 import type { Discovery, ExecutionConstraints, Receipts, TaskReads } from '../../src/store/query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../../src/store/registry-ports.js';
 import { PgAccessRequests } from '../../src/store/postgres/access-requests.js';
@@ -23,6 +23,7 @@ import { PgPermissions } from '../../src/store/postgres/permissions.js';
 import { PgPolicies } from '../../src/store/postgres/policies.js';
 import { PgReceipts } from '../../src/store/postgres/receipts.js';
 import { PgSecrets } from '../../src/store/postgres/secrets.js';
+import { PgSurfaces } from '../../src/store/postgres/surfaces.js';
 import { PgTaskReads } from '../../src/store/postgres/task-reads.js';
 import { PgTasks } from '../../src/store/postgres/tasks.js';
 import { PgThemes } from '../../src/store/postgres/themes.js';
@@ -53,6 +54,7 @@ export interface RegistryUnderTest {
   accessRequests: AccessRequestStore;
   managerCards: ManagerCardStore;
   entitlements: EntitlementStore;
+  surfaces: SurfaceRepo;
   /** One statement with `?` placeholders, run as is. */
   exec(sql: string, params?: unknown[]): Promise<void>;
   /** One integer column of the first row. */
@@ -60,9 +62,13 @@ export interface RegistryUnderTest {
   close(): Promise<void>;
 }
 
+/** What the stores that read a clock (surfaces) are timed by: the same instant on both adapters. */
+export const NOW = new Date('2026-03-01T00:00:00.000Z');
+const CLOCK = () => NOW;
+
 async function sqlite(): Promise<RegistryUnderTest> {
   const dir = tmpDir('svc-contract-');
-  const store = SqliteStore.open(join(dir.path, 'svc.db'));
+  const store = SqliteStore.open(join(dir.path, 'svc.db'), { clock: CLOCK });
   return {
     capabilities: store.capabilities,
     permissions: store.permissions,
@@ -79,6 +85,7 @@ async function sqlite(): Promise<RegistryUnderTest> {
     accessRequests: store.accessRequests,
     managerCards: store.managerCards,
     entitlements: store.entitlements,
+    surfaces: store.surfaces,
     exec: async (sql, params = []) => {
       store.db.prepare(sql).run(...params);
     },
@@ -122,6 +129,7 @@ async function postgres(): Promise<RegistryUnderTest> {
     accessRequests: new PgAccessRequests(db),
     managerCards: new PgManagerCards(db),
     entitlements: new PgEntitlements(db),
+    surfaces: new PgSurfaces(db, CLOCK),
     exec: async (sql, params = []) => {
       await db.query(numbered(sql), params);
     },

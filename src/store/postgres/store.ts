@@ -25,6 +25,7 @@ import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
 import { PgReceipts } from './receipts.js';
 import { PgSecrets } from './secrets.js';
+import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
 import { PgTasks } from './tasks.js';
 import { PgThemes } from './themes.js';
@@ -53,7 +54,7 @@ export class PgStore implements Store {
   readonly tasks: TaskRepo;
   readonly decisions: DecisionStore = notYetOnPostgres('decisions');
   readonly effects: EffectStore = notYetOnPostgres('effects');
-  readonly surfaces: SurfaceRepo = notYetOnPostgres('surfaces');
+  readonly surfaces: SurfaceRepo;
   readonly executions: ExecutionStore = notYetOnPostgres('executions');
   readonly secrets: SecretRepo;
   readonly themes: ThemeRepo;
@@ -101,6 +102,7 @@ export class PgStore implements Store {
     this.accessRequests = new PgAccessRequests(db);
     this.managerCards = new PgManagerCards(db);
     this.entitlements = new PgEntitlements(db);
+    this.surfaces = new PgSurfaces(db, opts.clock ?? (() => new Date()));
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
