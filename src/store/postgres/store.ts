@@ -1,16 +1,23 @@
 import { SvcError } from '../../core/errors.js';
 import type { AccessPorts } from '../access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../console-ports.js';
-import type { DecisionStore } from '../decision-ports.js';
-import type { EffectStore } from '../effect-ports.js';
-import type { EvidencePorts } from '../evidence-ports.js';
-import type { ExecutionStore, SecretRepo, SurfaceRepo } from '../integration-ports.js';
+import type { SecretRepo, SurfaceRepo } from '../integration-ports.js';
 import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
 import { RevocationHub } from '../revocations.js';
 import { PgDb, pgStoreError, type PgOptions } from './database.js';
 import { PgActors, PgTenants } from './identity.js';
+import { PgAnchors } from './anchors.js';
+import { PgApprovals } from './approvals.js';
+import { PgCommitQueue } from './commit-queue.js';
+import { PgDecisions } from './decisions.js';
+import { PgEffects } from './effects.js';
+import { PgExecutions } from './executions.js';
+import { PgJournalExports } from './journal-export.js';
+import { PgMerkleProofs } from './merkle-nodes.js';
+import { PgRedactions } from './redactions.js';
+import { replicaOwner } from './replica.js';
 import { PgSigningKeys } from './keys.js';
 import { migrate } from './migrate.js';
 import { notYetOnPostgres } from './pending-ports.js';
@@ -20,6 +27,8 @@ import { PgTokens } from './tokens.js';
 export interface PgStoreOptions extends PgOptions {
   /** What decisions are timed by; tests pass their own. */
   clock?: () => Date;
+  /** This replica's stable name (replica.ts); default `$SVC_REPLICA_ID`, else the host name. */
+  replicaId?: string;
 }
 
 /**
@@ -36,22 +45,22 @@ export class PgStore implements Store {
   readonly permissions: PermissionRepo = notYetOnPostgres('permissions');
   readonly policies: PolicyRepo = notYetOnPostgres('policies');
   readonly tasks: TaskRepo = notYetOnPostgres('tasks');
-  readonly decisions: DecisionStore = notYetOnPostgres('decisions');
-  readonly effects: EffectStore = notYetOnPostgres('effects');
+  readonly decisions: PgDecisions;
+  readonly effects: PgEffects;
   readonly surfaces: SurfaceRepo = notYetOnPostgres('surfaces');
-  readonly executions: ExecutionStore = notYetOnPostgres('executions');
+  readonly executions: PgExecutions;
   readonly secrets: SecretRepo = notYetOnPostgres('secrets');
   readonly themes: ThemeRepo = notYetOnPostgres('themes');
   readonly consoleSessions: ConsoleSessionRepo = notYetOnPostgres('console sessions');
   readonly taskReads: QueryPorts['taskReads'] = notYetOnPostgres('task reads');
   readonly constraints: QueryPorts['constraints'] = notYetOnPostgres('execution constraints');
-  readonly approvals: QueryPorts['approvals'] = notYetOnPostgres('approvals');
+  readonly approvals: PgApprovals;
   readonly receipts: QueryPorts['receipts'] = notYetOnPostgres('receipts');
   readonly discovery: QueryPorts['discovery'] = notYetOnPostgres('discovery');
-  readonly anchors: EvidencePorts['anchors'] = notYetOnPostgres('anchors');
-  readonly proofs: EvidencePorts['proofs'] = notYetOnPostgres('proofs');
-  readonly journalExports: EvidencePorts['journalExports'] = notYetOnPostgres('journal exports');
-  readonly redactions: EvidencePorts['redactions'] = notYetOnPostgres('redactions');
+  readonly anchors: PgAnchors;
+  readonly proofs: PgMerkleProofs;
+  readonly journalExports: PgJournalExports;
+  readonly redactions: PgRedactions;
   readonly accessRequests: AccessPorts['accessRequests'] = notYetOnPostgres('access requests');
   readonly managerCards: AccessPorts['managerCards'] = notYetOnPostgres('manager cards');
   readonly entitlements: AccessPorts['entitlements'] = notYetOnPostgres('entitlements');
@@ -71,6 +80,18 @@ export class PgStore implements Store {
     this.actors = new PgActors(db);
     this.tokens = new PgTokens(db, hub);
     this.keys = new PgSigningKeys(db);
+    // One group-commit queue: brokered outcomes and new decisions share each commit.
+    const clock = opts.clock ?? (() => new Date());
+    const commits = new PgCommitQueue(db);
+    const owner = replicaOwner(opts.replicaId);
+    this.decisions = new PgDecisions(commits, clock, owner);
+    this.effects = new PgEffects(db, clock);
+    this.executions = new PgExecutions(db, clock, commits, owner);
+    this.approvals = new PgApprovals(db);
+    this.anchors = new PgAnchors(db);
+    this.proofs = new PgMerkleProofs(db);
+    this.journalExports = new PgJournalExports(db);
+    this.redactions = new PgRedactions(db);
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
@@ -111,6 +132,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.executions.release();
     await this.revocations.close();
     await this.db.close();
   }
