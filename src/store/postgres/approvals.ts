@@ -9,7 +9,7 @@ import {
   type StoredApprovalStatus,
 } from '../../core/approval.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { approvalRecord } from '../../core/records/approval-record.js';
 import type {
   ApprovalDecisionInput,
   ApprovalKey,
@@ -178,49 +178,31 @@ export class PgApprovals implements Approvals {
           [status, decider.id, at, input.channel, input.note, tenantId, approvalId],
         );
         if (changed.length !== 1) throw new Error('the approval changed under the tenant lock');
-        const receiptId = randomId('rcp');
-        const tier = Number(row.tier);
-        const appended = await appendJournal(
-          tx,
-          {
-            tenantId,
-            kind: 'approval',
-            receiptId,
-            taskId: row.task_id,
+        const record = approvalRecord({
+          tenantId,
+          approval: {
+            id: row.id,
             intentId: row.intent_id,
-            actorId: decider.id,
+            taskId: row.task_id,
+            step: row.step,
             capability: row.capability,
-            tier,
-            allowed: input.decision === 'approve',
-            grantId: '',
-            amountMicros: 0n,
-            occurredAt: at,
-            record: {
-              v: 1,
-              kind: 'approval',
-              receipt_id: receiptId,
-              intent_id: row.intent_id,
-              tenant_id: tenantId,
-              actor_id: decider.id,
-              task_id: row.task_id,
-              effect_key_step: row.step,
-              capability: row.capability,
-              action: row.action,
-              tier,
-              approval_id: row.id,
-              requester_id: row.requester_id,
-              decision: input.decision,
-              outcome: status,
-              allowed: input.decision === 'approve',
-              note: input.note,
-              channel: input.channel,
-              occurred_at: at,
-            },
+            action: row.action,
+            tier: Number(row.tier),
+            requesterId: row.requester_id,
           },
+          deciderId: decider.id,
+          decision: input.decision,
+          note: input.note,
+          channel: input.channel,
           at,
-        );
+        });
+        const appended = await appendJournal(tx, record, at);
         const after = (await one(tx, tenantId, approvalId))!;
-        return { approval: toRecord(after, input.at), receiptId, sequence: appended.sequence };
+        return {
+          approval: toRecord(after, input.at),
+          receiptId: record.receiptId,
+          sequence: appended.sequence,
+        };
       });
     } catch (err) {
       throw pgStoreError(err, `approval ${approvalId}`);

@@ -1,9 +1,9 @@
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { effectRecord, type EffectSubject } from '../../core/records/effect-record.js';
+import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
-import type { JournalKind } from '../../evidence/journal-append.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
@@ -32,15 +32,6 @@ interface IntentRow {
   custody: string | null;
   tier: string | null;
   observed: boolean;
-}
-
-interface Target {
-  intentId: string;
-  taskId: string;
-  capability: string;
-  action: string;
-  tier: number;
-  grantId: string;
 }
 
 /**
@@ -127,7 +118,7 @@ export class PgEffects implements EffectStore {
         [at, tenantId, grantId],
       );
       if (changed.length !== 1) throw new Error('the grant changed under the tenant lock');
-      const on: Target = {
+      const on: EffectSubject = {
         intentId: g.intent_id,
         taskId: g.task_id,
         capability: g.capability,
@@ -181,7 +172,7 @@ export class PgEffects implements EffectStore {
         throw new SvcError('conflict', `the effect of intent ${intentId} is already journaled`, {
           code: 'effect_recorded',
         });
-      const on: Target = {
+      const on: EffectSubject = {
         intentId,
         taskId: i.task_id,
         capability: i.capability,
@@ -215,49 +206,13 @@ async function ownGrant(tx: PgTx, tenantId: string, grantId: string, caller: Act
 
 async function seal(
   tx: PgTx,
-  kind: JournalKind,
+  kind: 'grant_effect' | 'observation',
   tenantId: string,
   caller: Actor,
-  on: Target,
+  on: EffectSubject,
   effect: ReportedEffect,
   at: string,
 ): Promise<SealedReceipt> {
-  const receiptId = randomId('rcp');
-  const record = {
-    v: 1,
-    kind,
-    receipt_id: receiptId,
-    intent_id: on.intentId,
-    tenant_id: tenantId,
-    actor_id: caller.id,
-    task_id: on.taskId,
-    capability: on.capability,
-    action: on.action,
-    grant_id: on.grantId || null,
-    outcome: effect.status,
-    effect: effect.detail,
-    effect_id: effect.effectId,
-    observed: true,
-    occurred_at: at,
-  };
-  const a = await appendJournal(
-    tx,
-    {
-      tenantId,
-      kind,
-      receiptId,
-      taskId: on.taskId,
-      intentId: on.intentId,
-      actorId: caller.id,
-      capability: on.capability,
-      tier: on.tier,
-      allowed: true,
-      grantId: on.grantId,
-      amountMicros: 0n,
-      occurredAt: at,
-      record,
-    },
-    at,
-  );
-  return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
+  const record = effectRecord({ kind, tenantId, actorId: caller.id, on, effect, at });
+  return receiptOf(record, await appendJournal(tx, record, at));
 }

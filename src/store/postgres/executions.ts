@@ -1,5 +1,6 @@
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { executionRecord } from '../../core/records/execution-record.js';
+import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
 import { INTERRUPTED_REASON } from '../sqlite/executions.js';
@@ -118,54 +119,30 @@ export class PgExecutions implements ExecutionStore {
     extra: Record<string, unknown>,
   ): Promise<SealedReceipt> {
     const at = this.clock().toISOString();
-    const receiptId = randomId('rcp');
+    const record = executionRecord(
+      {
+        tenantId: row.tenant_id,
+        id: row.id,
+        intentId: row.intent_id,
+        taskId: row.task_id,
+        step: row.step,
+        actorId: row.actor_id,
+        capability: row.capability,
+        action: row.action,
+        tier: Number(row.tier),
+        surfaceId: row.surface_id,
+        operation: row.operation,
+        credentialRef: row.credential_ref,
+      },
+      o,
+      extra,
+      at,
+    );
     await tx.query(
       `UPDATE executions SET state = $1, status = $2, effect_id = $3, digest = $4, receipt_id = $5, finished_at = $6
        WHERE tenant_id = $7 AND id = $8`,
-      [o.outcome, o.status, o.effectId, o.digest, receiptId, at, row.tenant_id, row.id],
+      [o.outcome, o.status, o.effectId, o.digest, record.receiptId, at, row.tenant_id, row.id],
     );
-    const record = {
-      v: 1,
-      kind: 'execution',
-      receipt_id: receiptId,
-      intent_id: row.intent_id,
-      execution_id: row.id,
-      tenant_id: row.tenant_id,
-      actor_id: row.actor_id,
-      task_id: row.task_id,
-      effect_key_step: row.step,
-      capability: row.capability,
-      action: row.action,
-      surface_id: row.surface_id,
-      operation: row.operation,
-      credential_ref: row.credential_ref,
-      outcome: o.outcome,
-      reason: o.reason,
-      effect: { status: o.status, digest: o.digest, bytes: o.bytes, sent: o.sent, error: o.error },
-      effect_id: o.effectId,
-      observed: false,
-      ...extra,
-      occurred_at: at,
-    };
-    const a = await appendJournal(
-      tx,
-      {
-        tenantId: row.tenant_id,
-        kind: 'execution',
-        receiptId,
-        taskId: row.task_id,
-        intentId: row.intent_id,
-        actorId: row.actor_id,
-        capability: row.capability,
-        tier: Number(row.tier),
-        allowed: true,
-        grantId: '',
-        amountMicros: 0n,
-        occurredAt: at,
-        record,
-      },
-      at,
-    );
-    return { receiptId, sequence: a.sequence, recordHash: a.recordHash, occurredAt: at, record };
+    return receiptOf(record, await appendJournal(tx, record, at));
   }
 }

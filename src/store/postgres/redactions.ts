@@ -1,8 +1,8 @@
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { redactionRecord } from '../../core/records/redaction-record.js';
 import { redactionTombstone } from '../../core/redaction.js';
 import { cjson } from '../../evidence/cjson.js';
-import { REDACTED_RECORD_HASH, REDACTION_CAPABILITY } from '../../evidence/tombstone.js';
+import { REDACTED_RECORD_HASH } from '../../evidence/tombstone.js';
 import type { RedactionRequest, RedactionResult, Redactions } from '../evidence-ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal, readLogState } from './journal.js';
@@ -25,41 +25,13 @@ export class PgRedactions implements Redactions {
         const size = (await readLogState(tx, r.tenantId))?.size ?? 0;
         const tombstone = redactionTombstone(r, size, r.at);
         await checkNoOverlap(tx, r.tenantId, r.from, r.to);
-        const receiptId = randomId('rcp');
-        const intentId = randomId('int');
-        const appended = await appendJournal(
-          tx,
-          {
-            tenantId: r.tenantId,
-            kind: 'redaction',
-            receiptId,
-            taskId: null,
-            intentId,
-            actorId: r.authorisedBy,
-            capability: REDACTION_CAPABILITY,
-            tier: 0,
-            allowed: true,
-            grantId: '',
-            amountMicros: 0n,
-            occurredAt: r.at,
-            record: {
-              v: 1,
-              kind: 'redaction',
-              receipt_id: receiptId,
-              intent_id: intentId,
-              tenant_id: r.tenantId,
-              actor_id: r.authorisedBy,
-              capability: REDACTION_CAPABILITY,
-              outcome: 'allowed',
-              allowed: true,
-              reason: tombstone.reason,
-              tombstone,
-              occurred_at: r.at,
-            },
-            tombstone,
-          },
-          r.at,
-        );
+        const record = redactionRecord({
+          tenantId: r.tenantId,
+          authorisedBy: r.authorisedBy,
+          tombstone,
+          at: r.at,
+        });
+        const appended = await appendJournal(tx, record, r.at);
         await eraseOperationalCopies(tx, r.tenantId, r.from, r.to);
         const blanked = await tx.query(
           `UPDATE journal SET tombstone = $1, intent_id = '', actor_id = '', capability = '', grant_id = '',
@@ -71,7 +43,7 @@ export class PgRedactions implements Redactions {
         if (blanked.length !== r.to - r.from + 1) {
           throw new Error(`redaction blanked ${blanked.length} rows of ${r.from}..${r.to}`);
         }
-        return { tombstone, sequence: appended.sequence, receiptId };
+        return { tombstone, sequence: appended.sequence, receiptId: record.receiptId };
       });
     } catch (err) {
       throw pgStoreError(err, `the redaction of ${r.from}..${r.to}`);

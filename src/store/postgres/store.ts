@@ -1,10 +1,7 @@
 import { SvcError } from '../../core/errors.js';
 import type { AccessPorts } from '../access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../console-ports.js';
-import type { DecisionStore } from '../decision-ports.js';
-import type { EffectStore } from '../effect-ports.js';
-import type { EvidencePorts } from '../evidence-ports.js';
-import type { ExecutionStore, SecretRepo, SurfaceRepo } from '../integration-ports.js';
+import type { SecretRepo, SurfaceRepo } from '../integration-ports.js';
 import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
@@ -18,6 +15,16 @@ import { PgDb, pgStoreError, type PgOptions } from './database.js';
 import { PgDiscovery } from './discovery.js';
 import { PgEntitlements } from './entitlements.js';
 import { PgActors, PgTenants } from './identity.js';
+import { PgAnchors } from './anchors.js';
+import { PgApprovals } from './approvals.js';
+import { PgCommitQueue } from './commit-queue.js';
+import { PgDecisions } from './decisions.js';
+import { PgEffects } from './effects.js';
+import { PgExecutions } from './executions.js';
+import { PgJournalExports } from './journal-export.js';
+import { PgMerkleProofs } from './merkle-nodes.js';
+import { PgRedactions } from './redactions.js';
+import { replicaOwner } from './replica.js';
 import { PgSigningKeys } from './keys.js';
 import { PgManagerCards } from './manager-cards.js';
 import { migrate } from './migrate.js';
@@ -29,13 +36,14 @@ import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
 import { PgTasks } from './tasks.js';
 import { PgThemes } from './themes.js';
-import { notYetOnPostgres } from './pending-ports.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { PgTokens } from './tokens.js';
 
 export interface PgStoreOptions extends PgOptions {
   /** What decisions are timed by; tests pass their own. */
   clock?: () => Date;
+  /** This replica's stable name (replica.ts); default `$SVC_REPLICA_ID`, else the host name. */
+  replicaId?: string;
 }
 
 /**
@@ -52,22 +60,22 @@ export class PgStore implements Store {
   readonly permissions: PermissionRepo;
   readonly policies: PolicyRepo;
   readonly tasks: TaskRepo;
-  readonly decisions: DecisionStore = notYetOnPostgres('decisions');
-  readonly effects: EffectStore = notYetOnPostgres('effects');
+  readonly decisions: PgDecisions;
+  readonly effects: PgEffects;
   readonly surfaces: SurfaceRepo;
-  readonly executions: ExecutionStore = notYetOnPostgres('executions');
+  readonly executions: PgExecutions;
   readonly secrets: SecretRepo;
   readonly themes: ThemeRepo;
   readonly consoleSessions: ConsoleSessionRepo;
   readonly taskReads: QueryPorts['taskReads'];
   readonly constraints: QueryPorts['constraints'];
-  readonly approvals: QueryPorts['approvals'] = notYetOnPostgres('approvals');
+  readonly approvals: PgApprovals;
   readonly receipts: QueryPorts['receipts'];
   readonly discovery: QueryPorts['discovery'];
-  readonly anchors: EvidencePorts['anchors'] = notYetOnPostgres('anchors');
-  readonly proofs: EvidencePorts['proofs'] = notYetOnPostgres('proofs');
-  readonly journalExports: EvidencePorts['journalExports'] = notYetOnPostgres('journal exports');
-  readonly redactions: EvidencePorts['redactions'] = notYetOnPostgres('redactions');
+  readonly anchors: PgAnchors;
+  readonly proofs: PgMerkleProofs;
+  readonly journalExports: PgJournalExports;
+  readonly redactions: PgRedactions;
   readonly accessRequests: AccessPorts['accessRequests'];
   readonly managerCards: AccessPorts['managerCards'];
   readonly entitlements: AccessPorts['entitlements'];
@@ -102,7 +110,19 @@ export class PgStore implements Store {
     this.accessRequests = new PgAccessRequests(db);
     this.managerCards = new PgManagerCards(db);
     this.entitlements = new PgEntitlements(db);
-    this.surfaces = new PgSurfaces(db, opts.clock ?? (() => new Date()));
+    // One group-commit queue: brokered outcomes and new decisions share each commit.
+    const clock = opts.clock ?? (() => new Date());
+    const commits = new PgCommitQueue(db);
+    const owner = replicaOwner(opts.replicaId);
+    this.decisions = new PgDecisions(commits, clock, owner);
+    this.effects = new PgEffects(db, clock);
+    this.executions = new PgExecutions(db, clock, commits, owner);
+    this.approvals = new PgApprovals(db);
+    this.anchors = new PgAnchors(db);
+    this.proofs = new PgMerkleProofs(db);
+    this.journalExports = new PgJournalExports(db);
+    this.redactions = new PgRedactions(db);
+    this.surfaces = new PgSurfaces(db, clock);
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
@@ -143,6 +163,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.executions.release();
     await this.revocations.close();
     await this.db.close();
   }
