@@ -8,7 +8,6 @@ import type { ExecutionStore, SecretRepo, SurfaceRepo } from '../integration-por
 import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
-import { RevocationHub } from '../revocations.js';
 import { PgDb, pgStoreError, type PgOptions } from './database.js';
 import { PgActors, PgTenants } from './identity.js';
 import { PgSigningKeys } from './keys.js';
@@ -62,14 +61,13 @@ export class PgStore implements Store {
     url: string,
     opts: PgStoreOptions,
   ) {
-    const hub = new RevocationHub();
-    this.revocations = new RevocationFeed(url, hub, {
+    this.revocations = new RevocationFeed(url, {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       applicationName: opts.applicationName ?? 'svc',
     });
     this.tenants = new PgTenants(db);
     this.actors = new PgActors(db);
-    this.tokens = new PgTokens(db, hub);
+    this.tokens = new PgTokens(db, this.revocations);
     this.keys = new PgSigningKeys(db);
   }
 
