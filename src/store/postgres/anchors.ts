@@ -32,8 +32,6 @@ export function toStoredHead(r: AnchorRow): StoredHead {
   return { tenantId: r.tenant_id, head, keyId: r.key_id, algorithm: r.algorithm };
 }
 
-type Reader = Pick<PgTx, 'query'>;
-
 export class PgAnchors implements AnchorRepo {
   constructor(private readonly db: PgDb) {}
 
@@ -173,7 +171,7 @@ interface WitnessRow {
 
 /** The heads with the timestamps and cosignatures recorded for them: two reads, whatever the count. */
 export async function withAttestations(
-  db: Reader,
+  db: PgTx,
   tenantId: string,
   heads: StoredHead[],
 ): Promise<StoredHead[]> {

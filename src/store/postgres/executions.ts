@@ -107,9 +107,10 @@ export class PgExecutions implements ExecutionStore {
   }
 
   /** Give the replica id back (the store is closing). */
-  release(): void {
-    this.claim?.release();
+  async release(): Promise<void> {
+    const claim = this.claim;
     this.claim = undefined;
+    await claim?.release();
   }
 
   private async seal(

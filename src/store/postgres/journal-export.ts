@@ -4,7 +4,7 @@ import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
 import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
-import { pgStoreError, type PgDb } from './database.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
 
 /** Rows per fetch: large enough to amortise a round trip, small enough that memory stays flat. */
 const PAGE = 2000;
@@ -56,6 +56,10 @@ function entryLineOf(r: EntryRow): EntryLine {
  */
 class PgJournalSnapshot implements JournalSnapshot {
   private closed = false;
+  /** The snapshot's connection as the shared readers take it: rows, not driver results. */
+  private readonly reader: PgTx = {
+    query: async <R>(sql: string, params?: unknown[]) => (await this.client.query(sql, params)).rows as R[],
+  };
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -112,7 +116,7 @@ class PgJournalSnapshot implements JournalSnapshot {
           const entry = entryLineOf(row);
           batch.push(entry);
           while (anchors.length > 0 && Number(anchors[0]!.tree_size) <= entry.sequence) {
-            const [a] = await withAttestations(this.client, this.tenantId, [toStoredHead(anchors.shift()!)]);
+            const [a] = await withAttestations(this.reader, this.tenantId, [toStoredHead(anchors.shift()!)]);
             if (a!.head.tree_size !== opts.skipAnchorAt) batch.push(anchorLine(a!.head, a!.keyId, a));
             if (anchors.length === 0) anchors = await this.anchorPage(a!.head.tree_size, size);
           }

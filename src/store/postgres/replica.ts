@@ -38,7 +38,10 @@ export function replicaOwner(replicaId?: string): ReplicaOwner {
  * so a replica that crashed frees its id at once.
  */
 export class ReplicaClaim {
-  private constructor(private readonly client: pg.PoolClient) {}
+  private constructor(
+    private readonly client: pg.PoolClient,
+    private readonly replicaId: string,
+  ) {}
 
   static async take(db: PgDb, owner: ReplicaOwner): Promise<ReplicaClaim> {
     const client = await db.pool.connect();
@@ -58,15 +61,23 @@ export class ReplicaClaim {
           },
         );
       }
-      return new ReplicaClaim(client);
+      return new ReplicaClaim(client, owner.replicaId);
     } catch (err) {
       client.release();
       throw err;
     }
   }
 
-  release(): void {
-    // Destroying the connection ends the session, and with it the lock.
-    this.client.release(true);
+  /** Give the id back now (the store is closing): unlocked first, so a successor can take it at once. */
+  async release(): Promise<void> {
+    try {
+      await this.client.query("SELECT pg_advisory_unlock(hashtextextended('svc:replica:' || $1, 0))", [
+        this.replicaId,
+      ]);
+      this.client.release();
+    } catch (err) {
+      // Destroying the connection ends the session, and with it the lock.
+      this.client.release(err as Error);
+    }
   }
 }

@@ -161,7 +161,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.executions.release();
+    await this.executions.release();
     await this.revocations.close();
     await this.db.close();
   }

@@ -188,10 +188,10 @@ describe.skipIf('skip' in server)('journaled writes from several PostgreSQL repl
       await mine.finish('acme', 'exe_mine', outcome);
       await expect(mine.finish('acme', 'exe_mine', outcome)).rejects.toBeInstanceOf(SvcError);
     } finally {
-      mine.release();
+      await mine.release();
     }
     const claim = await ReplicaClaim.take(dbs[1]!, replicaOwner('replica-0'));
-    claim.release();
+    await claim.release();
   });
 
   it('a redaction blanks its range and journals R; an overlapping one is refused', async () => {
@@ -233,6 +233,17 @@ describe.skipIf('skip' in server)('journaled writes from several PostgreSQL repl
     try {
       expect(await snapshot.redactedPast(1)).toBe(true);
       expect(await snapshot.redactedPast(snapshot.size)).toBe(false);
+      // the head signed in the first case streams as an anchor line with its timestamp
+      const lines = [];
+      for await (const page of snapshot.items(snapshot.size, {})) lines.push(...page);
+      expect(lines.filter((l) => l.type === 'entry')).toHaveLength(snapshot.size);
+      expect(lines.filter((l) => l.type === 'anchor')).toEqual([
+        expect.objectContaining({
+          type: 'anchor',
+          head: expect.objectContaining({ tree_size: 1 }),
+          timestamp: expect.objectContaining({ noop: true }),
+        }),
+      ]);
     } finally {
       await snapshot.close();
     }
