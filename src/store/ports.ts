@@ -7,7 +7,6 @@ import type { EffectStore } from './effect-ports.js';
 import type { ExecutionStore, SecretRepo, SurfaceRepo } from './integration-ports.js';
 import type { EvidencePorts } from './evidence-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from './registry-ports.js';
-import type { RevocationSignal } from './revocations.js';
 
 /**
  * Store ports. Every method is async so the PostgreSQL adapter fits behind the same
@@ -101,11 +100,6 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   /** The console's theme revisions and sign-in sessions. */
   readonly themes: ThemeRepo;
   readonly consoleSessions: ConsoleSessionRepo;
-  /**
-   * Token revocations as they happen: in this process on every adapter, and in every
-   * replica on PostgreSQL (LISTEN/NOTIFY). What caches tokens in memory listens here.
-   */
-  readonly revocations: RevocationSignal;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   close(): Promise<void>;

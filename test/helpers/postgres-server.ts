@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * on 127.0.0.1 only at a port the OS picked, its unix socket inside `root`, trust
  * authentication on loopback only, fsync left on (durability is what the tests check).
  */
-export async function startServer(root: string): Promise<{ url: string }> {
+export async function startServer(root: string, opts: { ownerPid?: number } = {}): Promise<{ url: string }> {
   const bin = serverBinDir();
   const asServer = serverUser(root);
   const data = join(root, 'data');
@@ -51,7 +51,10 @@ export async function startServer(root: string): Promise<{ url: string }> {
       options,
       'start',
     ]);
-    if (started.ok) return { url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+    if (started.ok) {
+      if (opts.ownerPid !== undefined) watch(opts.ownerPid, asServer, join(bin, 'pg_ctl'), root);
+      return { url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+    }
     lastError = `${started.output}\n${tail(join(root, 'server.log'))}`;
   }
   throw new Error(`the test PostgreSQL server did not start: ${lastError}`);
@@ -63,6 +66,19 @@ export function stopServer(root: string): void {
   if (!existsSync(join(data, 'postmaster.pid'))) return;
   const bin = serverBinDir();
   runStatus(serverUser(root), join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+}
+
+/**
+ * A test run that is killed never reaches its teardown; on a shared machine its server
+ * would run on. A detached watchdog stops the server and removes `root` once `ownerPid`
+ * (the test runner) is gone; after a normal teardown it finds nothing left to do.
+ */
+function watch(ownerPid: number, prefix: string[], pgCtl: string, root: string): void {
+  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const stop = [...prefix, pgCtl, '-D', join(root, 'data'), '-m', 'immediate', 'stop'].map(q).join(' ');
+  const script = `while kill -0 ${ownerPid} 2>/dev/null; do sleep 2; done; ${stop} >/dev/null 2>&1; rm -rf ${q(root)}`;
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  child.unref();
 }
 
 /** The newest installed PostgreSQL's server binaries (Debian keeps them off PATH). */

@@ -8,6 +8,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Where the run's private PostgreSQL server lives, started on first use (postgres.ts). */
     svcPostgresRoot: string;
+    /** The test runner's process: the server is stopped if it dies without its teardown. */
+    svcPostgresOwner: number;
   }
 }
 
@@ -19,6 +21,7 @@ declare module 'vitest' {
 export default function setup(project: TestProject): () => void {
   const root = mkdtempSync(join(tmpdir(), 'svc-pg-'));
   project.provide('svcPostgresRoot', root);
+  project.provide('svcPostgresOwner', process.pid);
   return () => {
     try {
       stopServer(root);

@@ -74,14 +74,14 @@ async function find(): Promise<PgServer> {
     root = undefined;
   }
   if (!root) return { skip: 'no test server directory (run through vitest with its globalSetup)' };
-  return await shared(root);
+  return await shared(root, inject('svcPostgresOwner'));
 }
 
 /**
  * One server for every worker of the run: the worker that creates `claim` first starts it
  * and publishes its URL (or why it failed) by an atomic rename; the others wait for that.
  */
-async function shared(root: string): Promise<PgServer> {
+async function shared(root: string, ownerPid: number): Promise<PgServer> {
   const urlFile = join(root, 'url');
   const failedFile = join(root, 'failed');
   let claimed = false;
@@ -93,7 +93,7 @@ async function shared(root: string): Promise<PgServer> {
   }
   if (claimed) {
     try {
-      const { url } = await startServer(root);
+      const { url } = await startServer(root, { ownerPid });
       writeFileSync(`${urlFile}.tmp`, url);
       renameSync(`${urlFile}.tmp`, urlFile);
       return { url };

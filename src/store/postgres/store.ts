@@ -5,7 +5,6 @@ import type { SecretRepo, SurfaceRepo } from '../integration-ports.js';
 import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
-import { RevocationHub } from '../revocations.js';
 import { PgCapabilities } from './capabilities.js';
 import { PgChannels } from './channels.js';
 import { PgConsoleSessions } from './console-sessions.js';
@@ -83,14 +82,13 @@ export class PgStore implements Store {
     url: string,
     opts: PgStoreOptions,
   ) {
-    const hub = new RevocationHub();
-    this.revocations = new RevocationFeed(url, hub, {
+    this.revocations = new RevocationFeed(url, {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       applicationName: opts.applicationName ?? 'svc',
     });
     this.tenants = new PgTenants(db);
     this.actors = new PgActors(db);
-    this.tokens = new PgTokens(db, hub);
+    this.tokens = new PgTokens(db, this.revocations);
     this.keys = new PgSigningKeys(db);
     this.capabilities = new PgCapabilities(db);
     this.permissions = new PgPermissions(db);

@@ -1,9 +1,6 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
-import type { RevocationHub } from '../revocations.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
-
-/** The channel every replica LISTENs on; the payload is the revoked token's id. */
-export const REVOCATION_CHANNEL = 'svc_revocations';
+import { REVOCATION_CHANNEL, type RevocationFeed } from './revocation-feed.js';
 
 interface TokenRow {
   id: string;
@@ -50,10 +47,10 @@ export async function insertToken(tx: PgTx, t: TokenRecord): Promise<void> {
 }
 
 export class PgTokens implements TokenRepo {
-  /** `revoked` hears this process's revocations at once; other replicas hear them by NOTIFY. */
+  /** `feed` hears this process's revocations at once; other replicas hear them by NOTIFY. */
   constructor(
     private readonly db: PgDb,
-    private readonly revoked: RevocationHub,
+    private readonly feed: RevocationFeed,
   ) {}
 
   async insert(token: TokenRecord): Promise<void> {
@@ -61,7 +58,21 @@ export class PgTokens implements TokenRepo {
       await this.db.tx((tx) => insertToken(tx, token));
     } catch (err) {
       throw pgStoreError(err, `token for actor ${token.actorId}`);
+    } finally {
+      // After the commit: a lookup that straddled it is not kept by a cache.
+      this.feed.changed();
     }
+  }
+
+  /**
+   * What an in-memory token cache compares on every request (the daemon's): it moves on a
+   * revocation by any replica (LISTEN/NOTIFY), on a token write by this process, and on
+   * every call while the feed is not listening. No query: it costs nothing per request.
+   * Nothing else can invalidate a verified token: tokens change only by revocation, and
+   * actors are never changed or removed once added (no port writes them again).
+   */
+  async changeMark(): Promise<string> {
+    return this.feed.mark();
   }
 
   async find(id: string): Promise<TokenRecord | undefined> {
@@ -101,7 +112,7 @@ export class PgTokens implements TokenRepo {
       .catch((err: unknown) => {
         throw pgStoreError(err, `token ${id}`);
       });
-    if (found) this.revoked.emit(id);
+    this.feed.changed(found ? id : undefined);
     return found;
   }
 }

@@ -1,5 +1,4 @@
 import type { Store } from '../ports.js';
-import { RevocationHub } from '../revocations.js';
 import { SqliteAccessRequests } from './access-requests.js';
 import { SqliteAnchors } from './anchors.js';
 import { SqliteApprovals } from './approvals.js';
@@ -61,8 +60,6 @@ export class SqliteStore implements Store {
   readonly proofs: SqliteMerkleProofs;
   readonly themes: SqliteThemes;
   readonly consoleSessions: SqliteConsoleSessions;
-  /** One process on one file: revocations here are the only ones this store hears of. */
-  readonly revocations = new RevocationHub();
 
   private constructor(
     readonly db: Db,
@@ -71,7 +68,7 @@ export class SqliteStore implements Store {
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
-    this.tokens = new SqliteTokens(db, this.revocations);
+    this.tokens = new SqliteTokens(db);
     this.keys = new SqliteSigningKeys(db);
     this.capabilities = new SqliteCapabilities(db);
     this.permissions = new SqlitePermissions(db);

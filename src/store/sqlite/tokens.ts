@@ -1,5 +1,4 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
-import type { RevocationHub } from '../revocations.js';
 import { prep, storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
 
@@ -63,11 +62,7 @@ export function insertToken(db: Db, t: TokenRecord): void {
 }
 
 export class SqliteTokens implements TokenRepo {
-  /** `revoked`, when given, hears each revocation once it is committed. */
-  constructor(
-    private readonly db: Db,
-    private readonly revoked?: RevocationHub,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async insert(token: TokenRecord): Promise<void> {
     try {
@@ -98,7 +93,7 @@ export class SqliteTokens implements TokenRepo {
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
-    const found = await writeTransaction(this.db, () => {
+    return writeTransaction(this.db, () => {
       const found = prep(this.db, 'SELECT 1 FROM tokens WHERE tenant_id = ? AND id = ?').get(tenantId, id);
       if (!found) return false;
       prep(
@@ -107,7 +102,5 @@ export class SqliteTokens implements TokenRepo {
       ).run(at, tenantId, id);
       return true;
     });
-    if (found) this.revoked?.emit(id);
-    return found;
   }
 }

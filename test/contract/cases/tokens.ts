@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newTenant, T0, T1, T2, token } from './fixtures.js';
 import type { StoreHarness } from '../harness.js';
 
-/** TokenRepo and the revocation signal (src/store/ports.ts, src/store/revocations.ts). */
+/** TokenRepo (src/store/ports.ts). */
 export function tokenContract(h: () => StoreHarness): void {
   describe('tokens', () => {
     it('stores a token and finds it by id with its secret hash, byte for byte', async () => {
@@ -67,20 +67,6 @@ export function tokenContract(h: () => StoreHarness): void {
       expect(await store.tokens.revoke('acme', 'tok-unknown', T1)).toBe(false);
       expect((await store.tokens.list('acme')).map((t) => t.revokedAt)).toEqual([T1]);
       expect(T0 < T1).toBe(true);
-    });
-
-    it('signals each revocation to this store’s listeners, and nothing for a refused one', async () => {
-      const store = await h().open();
-      await store.tenants.create(newTenant('acme'));
-      const heard: (string | undefined)[] = [];
-      const stop = store.revocations.subscribe((id) => {
-        if (id !== undefined) heard.push(id);
-      });
-      await store.tokens.revoke('acme', 'tok-unknown', T1);
-      await store.tokens.revoke('acme', 'acme-tok', T1);
-      stop();
-      await store.tokens.revoke('acme', 'acme-tok', T2);
-      expect(heard).toEqual(['acme-tok']);
     });
   });
 }

@@ -45,7 +45,7 @@ describe.skipIf('skip' in server)('PgStore', () => {
     // (on the loss and once it listens again), and later revocations arrive as before.
     heard.length = 0;
     arrived = next();
-    await terminate(fresh.url, `${'svc-test-1'} (revocations)`);
+    await terminate(fresh.url, 'svc-test-1 (revocations)');
     await arrived;
     await b.revocations.ready();
     await waitFor(() => heard.length >= 2);
@@ -56,6 +56,29 @@ describe.skipIf('skip' in server)('PgStore', () => {
     await a.tokens.revoke('acme', 'tok-2', T1);
     await arrived;
     expect(heard).toEqual(['tok-2']);
+  });
+
+  it('moves the token change mark on a revocation by any replica, and on every call while not listening', async () => {
+    const a = await store();
+    const b = await store();
+    await a.tenants.create(newTenant('mark'));
+    // Not listening yet: every read moves, so a cache keeps nothing it could not hear revoked.
+    const first = await b.tokens.changeMark();
+    expect(await b.tokens.changeMark()).not.toBe(first);
+    await b.revocations.ready();
+    const steady = await b.tokens.changeMark();
+    expect(await b.tokens.changeMark()).toBe(steady);
+    // This process's own revocation moves its mark before revoke() returns.
+    const mine = await a.tokens.changeMark();
+    await a.tokens.revoke('mark', 'mark-tok', T1);
+    expect(await a.tokens.changeMark()).not.toBe(mine);
+    // Another replica's moves it as soon as the notification arrives.
+    await waitForAsync(async () => (await b.tokens.changeMark()) !== steady);
+    // And while b cannot listen, its mark moves on every call.
+    await terminate(fresh.url, 'svc-test-3 (revocations)');
+    await waitFor(() => !b.revocations.listening);
+    const down = await b.tokens.changeMark();
+    expect(await b.tokens.changeMark()).not.toBe(down);
   });
 
   it('does not pass its ping on a connection that accepts no writes (a standby)', async () => {
@@ -113,6 +136,14 @@ async function terminate(url: string, applicationName: string): Promise<void> {
       throw new Error(`expected one connection named ${applicationName}, found ${r.rowCount}`);
   } finally {
     await client.end();
+  }
+}
+
+async function waitForAsync(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in 10 s');
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
