@@ -1,20 +1,29 @@
 import { join } from 'node:path';
-import type { ChannelRepo } from '../../src/store/access-ports.js';
+import type {
+  AccessRequestStore,
+  ChannelRepo,
+  EntitlementStore,
+  ManagerCardStore,
+} from '../../src/store/access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../../src/store/console-ports.js';
-import type { SecretRepo } from '../../src/store/integration-ports.js';
+import type { SecretRepo, SurfaceRepo } from '../../src/store/integration-ports.js';
 import type { Discovery, ExecutionConstraints, Receipts, TaskReads } from '../../src/store/query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../../src/store/registry-ports.js';
+import { PgAccessRequests } from '../../src/store/postgres/access-requests.js';
 import { PgCapabilities } from '../../src/store/postgres/capabilities.js';
 import { PgChannels } from '../../src/store/postgres/channels.js';
 import { PgConsoleSessions } from '../../src/store/postgres/console-sessions.js';
 import { PgConstraints } from '../../src/store/postgres/constraints.js';
 import { PgDb } from '../../src/store/postgres/database.js';
 import { PgDiscovery } from '../../src/store/postgres/discovery.js';
+import { PgEntitlements } from '../../src/store/postgres/entitlements.js';
+import { PgManagerCards } from '../../src/store/postgres/manager-cards.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { PgPermissions } from '../../src/store/postgres/permissions.js';
 import { PgPolicies } from '../../src/store/postgres/policies.js';
 import { PgReceipts } from '../../src/store/postgres/receipts.js';
 import { PgSecrets } from '../../src/store/postgres/secrets.js';
+import { PgSurfaces } from '../../src/store/postgres/surfaces.js';
 import { PgTaskReads } from '../../src/store/postgres/task-reads.js';
 import { PgTasks } from '../../src/store/postgres/tasks.js';
 import { PgThemes } from '../../src/store/postgres/themes.js';
@@ -42,6 +51,10 @@ export interface RegistryUnderTest {
   channels: ChannelRepo;
   themes: ThemeRepo;
   consoleSessions: ConsoleSessionRepo;
+  accessRequests: AccessRequestStore;
+  managerCards: ManagerCardStore;
+  entitlements: EntitlementStore;
+  surfaces: SurfaceRepo;
   /** One statement with `?` placeholders, run as is. */
   exec(sql: string, params?: unknown[]): Promise<void>;
   /** One integer column of the first row. */
@@ -49,9 +62,13 @@ export interface RegistryUnderTest {
   close(): Promise<void>;
 }
 
+/** What the stores that read a clock (surfaces) are timed by: the same instant on both adapters. */
+export const NOW = new Date('2026-03-01T00:00:00.000Z');
+const CLOCK = () => NOW;
+
 async function sqlite(): Promise<RegistryUnderTest> {
   const dir = tmpDir('svc-contract-');
-  const store = SqliteStore.open(join(dir.path, 'svc.db'));
+  const store = SqliteStore.open(join(dir.path, 'svc.db'), { clock: CLOCK });
   return {
     capabilities: store.capabilities,
     permissions: store.permissions,
@@ -65,6 +82,10 @@ async function sqlite(): Promise<RegistryUnderTest> {
     channels: store.channels,
     themes: new SqliteThemes(store.db),
     consoleSessions: new SqliteConsoleSessions(store.db),
+    accessRequests: store.accessRequests,
+    managerCards: store.managerCards,
+    entitlements: store.entitlements,
+    surfaces: store.surfaces,
     exec: async (sql, params = []) => {
       store.db.prepare(sql).run(...params);
     },
@@ -105,6 +126,10 @@ async function postgres(): Promise<RegistryUnderTest> {
     channels: new PgChannels(db),
     themes: new PgThemes(db),
     consoleSessions: new PgConsoleSessions(db),
+    accessRequests: new PgAccessRequests(db),
+    managerCards: new PgManagerCards(db),
+    entitlements: new PgEntitlements(db),
+    surfaces: new PgSurfaces(db, CLOCK),
     exec: async (sql, params = []) => {
       await db.query(numbered(sql), params);
     },

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../helpers/cli.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
@@ -45,6 +46,30 @@ describe.skipIf('skip' in server)('svc store migrate (built binary, real Postgre
     ]);
     expect(result.tenants.reduce((n, t) => n + t.entries, 0)).toBe(journal);
     expect(result.tenants[0]!.export_lines).toBeGreaterThan(result.tenants[0]!.entries);
+
+    // The migrated deployment serves evidence from PostgreSQL that an auditor's verifier accepts.
+    const file = join(real.f.dir.root, 'acme-from-postgres.jsonl');
+    const exported = await runSvc([
+      'export',
+      '--tenant',
+      'acme',
+      '--out',
+      file,
+      '--data-dir',
+      real.f.dir.root,
+      '--store',
+      target.url,
+      '--json',
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({
+      tenant_id: 'acme',
+      entry_count: result.tenants[0]!.entries,
+    });
+    const keys = real.keys.flatMap((k) => ['--public-key', Buffer.from(k).toString('base64')]);
+    const verdict = await runSvc(['verify', file, ...keys, '--json']);
+    expect(verdict.code, verdict.stdout).toBe(0);
+    expect(JSON.parse(verdict.stdout).result).toMatch(/^pass/);
 
     const second = await runSvc(['store', 'migrate', '--data-dir', real.f.dir.root, '--to', to]);
     expect(second.code).toBe(4);

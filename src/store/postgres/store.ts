@@ -5,12 +5,14 @@ import type { SecretRepo, SurfaceRepo } from '../integration-ports.js';
 import type { Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
+import { PgAccessRequests } from './access-requests.js';
 import { PgCapabilities } from './capabilities.js';
 import { PgChannels } from './channels.js';
 import { PgConsoleSessions } from './console-sessions.js';
 import { PgConstraints } from './constraints.js';
 import { PgDb, pgStoreError, type PgOptions } from './database.js';
 import { PgDiscovery } from './discovery.js';
+import { PgEntitlements } from './entitlements.js';
 import { PgActors, PgTenants } from './identity.js';
 import { PgAnchors } from './anchors.js';
 import { PgApprovals } from './approvals.js';
@@ -23,15 +25,16 @@ import { PgMerkleProofs } from './merkle-nodes.js';
 import { PgRedactions } from './redactions.js';
 import { replicaOwner } from './replica.js';
 import { PgSigningKeys } from './keys.js';
+import { PgManagerCards } from './manager-cards.js';
 import { migrate } from './migrate.js';
 import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
 import { PgReceipts } from './receipts.js';
 import { PgSecrets } from './secrets.js';
+import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
 import { PgTasks } from './tasks.js';
 import { PgThemes } from './themes.js';
-import { notYetOnPostgres } from './pending-ports.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { PgTokens } from './tokens.js';
 
@@ -58,7 +61,7 @@ export class PgStore implements Store {
   readonly tasks: TaskRepo;
   readonly decisions: PgDecisions;
   readonly effects: PgEffects;
-  readonly surfaces: SurfaceRepo = notYetOnPostgres('surfaces');
+  readonly surfaces: SurfaceRepo;
   readonly executions: PgExecutions;
   readonly secrets: SecretRepo;
   readonly themes: ThemeRepo;
@@ -72,9 +75,9 @@ export class PgStore implements Store {
   readonly proofs: PgMerkleProofs;
   readonly journalExports: PgJournalExports;
   readonly redactions: PgRedactions;
-  readonly accessRequests: AccessPorts['accessRequests'] = notYetOnPostgres('access requests');
-  readonly managerCards: AccessPorts['managerCards'] = notYetOnPostgres('manager cards');
-  readonly entitlements: AccessPorts['entitlements'] = notYetOnPostgres('entitlements');
+  readonly accessRequests: AccessPorts['accessRequests'];
+  readonly managerCards: AccessPorts['managerCards'];
+  readonly entitlements: AccessPorts['entitlements'];
   readonly channels: AccessPorts['channels'];
 
   private constructor(
@@ -102,6 +105,9 @@ export class PgStore implements Store {
     this.receipts = new PgReceipts(db);
     this.discovery = new PgDiscovery(db);
     this.channels = new PgChannels(db);
+    this.accessRequests = new PgAccessRequests(db);
+    this.managerCards = new PgManagerCards(db);
+    this.entitlements = new PgEntitlements(db);
     // One group-commit queue: brokered outcomes and new decisions share each commit.
     const clock = opts.clock ?? (() => new Date());
     const commits = new PgCommitQueue(db);
@@ -114,6 +120,7 @@ export class PgStore implements Store {
     this.proofs = new PgMerkleProofs(db);
     this.journalExports = new PgJournalExports(db);
     this.redactions = new PgRedactions(db);
+    this.surfaces = new PgSurfaces(db, clock);
   }
 
   static async open(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
