@@ -1,5 +1,5 @@
 import { SvcError } from '../../core/errors.js';
-import type { PgDb, PgTx } from './database.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenants } from './locks.js';
 import { preparedTransaction } from './prepared.js';
 
@@ -116,7 +116,7 @@ export class PgCommitQueue {
     for (const job of batch) {
       const r = job.result!;
       if (r.ok) job.resolve(r.value);
-      else job.reject(r.error);
+      else job.reject(pgStoreError(r.error, 'the record'));
     }
   }
 
@@ -154,7 +154,7 @@ export class PgCommitQueue {
     if (err instanceof JobFailed) {
       // A batch of one whose job threw: rolled back, answered with the job's own error.
       const r = batch[0]!.result as { ok: false; error: unknown };
-      batch[0]!.reject(r.error);
+      batch[0]!.reject(pgStoreError(r.error, 'the record'));
       return;
     }
     const failure =
