@@ -65,6 +65,10 @@ function inspectObject(value: object, path: string, ancestors: Set<object>): Can
  * bigint, Dates, class instances, sparse arrays) and RangeError for NaN and ±Infinity.
  */
 export function cjson(value: unknown): string {
+  // Every journal append canonicalises its record and its entry: one pass serves the plain
+  // values they are; anything else takes the checked path below, which names the problem.
+  const fast = canonicalPlain(value, 0);
+  if (fast !== undefined) return fast;
   const problem = findCanonicalProblem(value);
   if (problem) {
     const where = problem.path === '' ? 'the value' : `at ${problem.path}`;
@@ -74,4 +78,55 @@ export function cjson(value: unknown): string {
   const text = canonicalize(value);
   if (text === undefined) throw new TypeError('CJSON: the value has no JSON form');
   return text;
+}
+
+/** Deeper than this, the checked path takes over (it also tells a cycle from a deep value). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * RFC 8785 text of a value made only of null, booleans, finite numbers, well-formed strings,
+ * plain arrays without holes and plain objects without symbols, in a single walk; undefined
+ * for anything else, so the caller falls back to the checked path. Same bytes as
+ * `canonicalize` on those values: keys sorted by UTF-16 code units, JSON.stringify for
+ * strings and numbers.
+ */
+function canonicalPlain(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return isWellFormedUnicode(value) ? JSON.stringify(value) : undefined;
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  if (depth >= PLAIN_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return undefined;
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return undefined;
+      const item = canonicalPlain(value[i], depth + 1);
+      if (item === undefined) return undefined;
+      out += i === 0 ? item : `,${item}`;
+    }
+    return `${out}]`;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (Object.getOwnPropertySymbols(value).length > 0) return undefined;
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (!isWellFormedUnicode(key)) return undefined;
+    const item = canonicalPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (item === undefined) return undefined;
+    out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${item}`;
+  }
+  return `${out}}`;
 }

@@ -77,8 +77,12 @@ export function decodeBase64(text: string): Uint8Array | undefined {
   return encodeBase64(out) === text ? out : undefined;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** True when the string holds no lone UTF-16 surrogate, i.e. it has a UTF-8 encoding. */
 export function isWellFormedUnicode(text: string): boolean {
+  // Most text holds no surrogate at all: the native scan answers that without the loop.
+  if (!SURROGATE.test(text)) return true;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     if (unit >= 0xd800 && unit <= 0xdbff) {

@@ -125,9 +125,7 @@ export async function replicasBench(seconds) {
   const root = mkdtempSync(join(tmpdir(), 'svc-bench-replicas-'));
   let server;
   try {
-    server = process.env.SVC_BENCH_POSTGRES
-      ? { url: process.env.SVC_BENCH_POSTGRES }
-      : await startServer(join(root, 'pg'));
+    server = process.env.SVC_BENCH_POSTGRES ? { url: process.env.SVC_BENCH_POSTGRES } : await startServer();
     const database = await createDatabase(server.url);
     const pgHome = join(root, 'pg-home');
     const pgEnv = { ...process.env, SVC_HOME: pgHome, SVC_STORE: database };
@@ -167,7 +165,9 @@ async function createDatabase(url) {
 }
 
 /** A private server as the test helper starts one: loopback only, a port from the OS, fsync on. */
-async function startServer(dir) {
+async function startServer() {
+  // Its own temporary directory: the server's OS user must be able to reach it.
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pg-'));
   const debian = '/usr/lib/postgresql';
   const version = existsSync(debian)
     ? readdirSync(debian)
@@ -177,8 +177,6 @@ async function startServer(dir) {
   if (!version)
     throw new Error('no PostgreSQL server binaries: set SVC_BENCH_POSTGRES or install postgresql');
   const binDir = join(debian, version, 'bin');
-  rmSync(dir, { recursive: true, force: true });
-  spawnSync('mkdir', ['-p', dir]);
   const as = [];
   if (process.getuid?.() === 0) {
     const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
@@ -213,7 +211,10 @@ async function startServer(dir) {
   run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', opts, 'start']);
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    stop: () => {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -13,6 +13,7 @@
  * adapter's own tests, not here.
  */
 import { afterAll, describe } from 'vitest';
+import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
 import { tokenContract } from './cases/tokens.js';
 import { contractAdapters, type StoreHarness } from './harness.js';
@@ -27,5 +28,6 @@ for (const adapter of await contractAdapters()) {
     });
     identityContract(h);
     tokenContract(h);
+    decisionContract(h);
   });
 }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { downstream, type Downstream } from '../helpers/downstream.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -49,11 +50,36 @@ describe.skipIf('skip' in server)(
     let bot: string;
     let publicKey: string;
 
-    const start = (i: number) => startDaemonProcess([], { ...env, SVC_REPLICA_ID: `replica-${i}` });
+    const ops = join(tmp.path, 'ops.yaml');
+    let ds: Downstream;
+    const start = (i: number) =>
+      startDaemonProcess(['--integration-ops', ops], { ...env, SVC_REPLICA_ID: `replica-${i}` });
 
     beforeAll(async () => {
       database = await freshDatabase();
-      env = { SVC_HOME: join(tmp.path, 'home'), SVC_STORE: database.url };
+      env = {
+        SVC_HOME: join(tmp.path, 'home'),
+        SVC_STORE: database.url,
+        REPLICAS_CRM_TOKEN: 'replicas-crm-token',
+      };
+      ds = await downstream();
+      writeFileSync(
+        ops,
+        `surfaces:
+  - id: crm
+    adapter: http
+    base_url: ${ds.url}
+    credential_ref: env:REPLICAS_CRM_TOKEN
+    auth: { type: bearer }
+    timeout_ms: 60000
+    check: { method: GET, path: /health }
+    operations:
+      contacts.create:
+        method: POST
+        path: /contacts
+        effect_id: /id
+`,
+      );
       const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
       ca = readFileSync(init.ca_cert);
       publicKey = (await runJson<{ public_key: string }>(['key', 'show', ...t], env)).public_key;
@@ -78,7 +104,24 @@ describe.skipIf('skip' in server)(
         ],
         env,
       );
-      for (const cap of ['crm.notes', 'crm.paid'])
+      await runJson(
+        [
+          ...[
+            'capability',
+            'register',
+            ...t,
+            '--name',
+            'crm.contacts.create',
+            '--actions',
+            'write',
+            '--tier',
+            '1',
+          ],
+          ...['--custody', 'brokered', '--surface', 'crm', '--operation', 'contacts.create'],
+        ],
+        env,
+      );
+      for (const cap of ['crm.notes', 'crm.paid', 'crm.contacts.create'])
         await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', cap], env);
       const policy = join(tmp.path, 'policy.cedar');
       writeFileSync(policy, 'permit (principal, action, resource);\n');
@@ -113,6 +156,7 @@ describe.skipIf('skip' in server)(
     afterAll(async () => {
       for (const d of daemons) d?.child.kill('SIGKILL');
       await sql?.end();
+      await ds?.close();
       await database?.drop();
       tmp.cleanup();
     });
@@ -233,6 +277,78 @@ describe.skipIf('skip' in server)(
       const verdict = await runSvc(['verify', file, '--public-key', publicKey, '--json'], env);
       expect(verdict.code, verdict.stdout).toBe(0);
       expect(JSON.parse(verdict.stdout).result).toMatch(/^pass/);
+    }, 180_000);
+
+    it('start-up recovery judges only its own replica id’s calls; another replica’s open call finishes as it answers', async () => {
+      // The provider holds every call open until told to answer.
+      const held: (() => void)[] = [];
+      ds.handle((c, res) => {
+        held.push(() => res.writeHead(201).end(JSON.stringify({ id: `c-${c.body.length}` })));
+      });
+      daemons[0] = await start(0);
+      daemons[1] = await start(1);
+      const pools = [0, 1].map((i) => new Pool(daemons[i]!.url, { connect: { ca }, connections: 1 }));
+      const broker = (i: number, step: string) =>
+        pools[i]!.request({
+          method: 'POST',
+          path: '/v1/brokered',
+          headers: { authorization: `Bearer ${bot}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            tenant_id: 'acme',
+            actor_id: 'bot',
+            capability: 'crm.contacts.create',
+            action: 'write',
+            task_id: 'keys',
+            effect_key_step: step,
+            params: { name: step },
+          }),
+        });
+      const lost = broker(0, 'held-by-0').catch((err: Error) => err);
+      const survives = broker(1, 'held-by-1');
+      while (held.length < 2) await new Promise((r) => setTimeout(r, 20));
+      const pending = async () =>
+        (
+          await sql.query(
+            `SELECT owner_instance, state FROM executions WHERE tenant_id = 'acme' AND step LIKE 'held-by-%' ORDER BY step`,
+          )
+        ).rows as { owner_instance: string; state: string }[];
+      expect(await pending()).toEqual([
+        { owner_instance: 'replica-0', state: 'pending' },
+        { owner_instance: 'replica-1', state: 'pending' },
+      ]);
+
+      daemons[0]!.child.kill('SIGKILL');
+      daemons[0] = undefined;
+      expect(await lost).toBeInstanceOf(Error);
+      // A new replica under another id touches neither call.
+      daemons[2] = await start(2);
+      expect((await pending()).map((r) => r.state)).toEqual(['pending', 'pending']);
+      // replica-0 back under its own id: its own interrupted call becomes unknown, replica-1's stays open.
+      daemons[0] = await start(0);
+      expect(daemons[0].stdout()).toMatch(/interrupted brokered executions recorded as outcome unknown/);
+      expect((await pending()).map((r) => r.state)).toEqual(['unknown', 'pending']);
+      // A second live daemon under a held id is refused at start.
+      await expect(start(1)).rejects.toThrow(/replica id replica-1 is held by another live daemon/);
+
+      for (const answer of held) answer();
+      const answered = await survives;
+      expect(answered.statusCode).toBe(200);
+      expect(await answered.body.json()).toMatchObject({
+        decision: 'allowed',
+        provider: { outcome: 'succeeded' },
+      });
+      expect((await pending()).map((r) => r.state)).toEqual(['unknown', 'succeeded']);
+      const records = await sql.query(
+        `SELECT intent_id, count(*)::int AS n FROM journal WHERE tenant_id = 'acme' AND kind = 'execution'
+       GROUP BY intent_id HAVING count(*) > 1`,
+      );
+      expect(records.rows).toEqual([]);
+      await Promise.all(pools.map((p) => p.destroy()));
+      for (let i = 0; i < REPLICAS; i++) {
+        expect(await daemons[i]!.stop()).toBe(0);
+        daemons[i] = undefined;
+      }
+      await expectContiguous();
     }, 180_000);
 
     async function expectContiguous(): Promise<void> {

@@ -3,6 +3,7 @@ import type { Capability, Custody } from '../../core/capability.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
 import type { Task, TaskStatus } from '../../core/task.js';
+import type { LogState } from '../../evidence/journal-entry.js';
 import type { PgTx } from './database.js';
 
 /**
@@ -33,7 +34,8 @@ const STATE_SQL = `SELECT t.approval_tier::int AS approval_tier, t.registry_vers
       AS has_permission,
     EXISTS (SELECT 1 FROM entitlements e WHERE e.tenant_id = t.id AND e.actor_id = $4 AND e.capability = $2
       AND e.revoked_at IS NULL AND e.expires_at > $5) AS has_entitlement,
-    s.credential_ref AS s_credential_ref, s.status AS s_status
+    s.credential_ref AS s_credential_ref, s.status AS s_status,
+    js.size::text AS j_size, js.chain_hash AS j_chain_hash, js.frontier AS j_frontier
   FROM tenants t
   LEFT JOIN capabilities c ON c.tenant_id = t.id AND c.name = $2
   LEFT JOIN tasks tk ON tk.tenant_id = t.id AND tk.id = $3
@@ -42,6 +44,7 @@ const STATE_SQL = `SELECT t.approval_tier::int AS approval_tier, t.registry_vers
   LEFT JOIN intents i ON i.tenant_id = k.tenant_id AND i.id = k.intent_id
   LEFT JOIN approvals ap ON ap.tenant_id = t.id AND ap.id = i.approval_id AND k.state = 'deferred'
   LEFT JOIN surface_states s ON s.tenant_id = t.id AND s.surface_id = c.surface_id
+  LEFT JOIN journal_state js ON js.tenant_id = t.id
   WHERE t.id = $1`;
 
 interface StateRow {
@@ -90,6 +93,9 @@ interface StateRow {
   has_entitlement: boolean;
   s_credential_ref: string | null;
   s_status: 'active' | 'revoked';
+  j_size: string | null;
+  j_chain_hash: string;
+  j_frontier: string;
 }
 
 /** What the decision pipeline reads, with the registry version its policy is cached by. */
@@ -98,6 +104,8 @@ export interface LoadedState {
   registryVersion: number;
   /** the capability's surface as stored; undefined until first rotated or revoked */
   surface: { credentialRef: string; status: 'active' | 'revoked' } | undefined;
+  /** the tenant's log state, read under the same lock the append will hold; undefined before its first entry */
+  log: LogState | undefined;
 }
 
 export async function loadDecisionState(
@@ -138,6 +146,14 @@ export async function loadDecisionState(
     : undefined;
   return {
     registryVersion: Number(r.registry_version),
+    log:
+      r.j_size === null
+        ? undefined
+        : {
+            size: Number(r.j_size),
+            chainHash: r.j_chain_hash,
+            frontier: JSON.parse(r.j_frontier) as LogState['frontier'],
+          },
     surface: r.s_credential_ref ? { credentialRef: r.s_credential_ref, status: r.s_status } : undefined,
     state: {
       now,

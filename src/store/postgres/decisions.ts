@@ -4,13 +4,16 @@ import type { DecisionRequest } from '../../core/decision/request.js';
 import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
 import { planDecision, sealedReply, standingReply, type DecisionWrites } from '../../core/decision/writes.js';
 import { randomId } from '../../core/ids.js';
-import type { Appended } from '../../evidence/journal-append.js';
+import { journalWrite, type Appended } from '../../evidence/journal-append.js';
+import type { LogState } from '../../evidence/journal-entry.js';
+import { sha256 } from '../../evidence/node-crypto.js';
 import type { DecisionStore, PolicyResolver, Sealed } from '../decision-ports.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgTx } from './database.js';
 import { loadDecisionState, loadPolicySource } from './decision-state.js';
-import { appendJournal } from './journal.js';
+import { journalParts } from './journal.js';
 import type { ReplicaOwner } from './replica.js';
+import { writeAll, type WritePart } from './write-parts.js';
 
 type Rules = Parameters<DecisionStore['decide']>[3];
 
@@ -62,35 +65,43 @@ export class PgDecisions implements DecisionStore {
       custody: state.capability?.custody,
       ...(surface.ok && surface.target ? { brokered: surface.target } : {}),
     });
-    return sealedReply(writes, await this.apply(tx, writes));
+    return sealedReply(writes, await this.apply(tx, writes, loaded.log));
   }
 
-  /** Every sealed outcome: its state change and its journal record, in the plan's order. */
-  private async apply(tx: PgTx, p: DecisionWrites): Promise<Appended> {
+  /**
+   * Every sealed outcome: its state change and its journal record, in one statement (the
+   * rows are distinct, none reads another's). The log state was read with the decision's
+   * state under the tenant lock, and no other write of this transaction has appended since.
+   */
+  private async apply(tx: PgTx, p: DecisionWrites, log: LogState | undefined): Promise<Appended> {
     const t = p.tenantId;
+    const parts: WritePart[] = [];
     if (p.reserve) {
-      const reserved = await tx.query(
-        `UPDATE tasks SET reserved_micros = reserved_micros + $1
-         WHERE tenant_id = $2 AND id = $3 AND reserved_micros + $1 <= budget_micros RETURNING 1`,
-        [p.reserve.amountMicros.toString(), t, p.reserve.taskId],
-      );
       // decide() checked the budget on the state read under the tenant lock; this guards the invariant.
-      if (reserved.length !== 1) throw new Error('budget reservation failed after the budget check');
+      parts.push({
+        what: 'the budget reservation',
+        sql: `UPDATE tasks SET reserved_micros = reserved_micros + $1
+          WHERE tenant_id = $2 AND id = $3 AND reserved_micros + $1 <= budget_micros`,
+        params: [p.reserve.amountMicros.toString(), t, p.reserve.taskId],
+        exactlyOne: true,
+      });
     }
     if (p.consumeApproval) {
-      const consumed = await tx.query(
-        `UPDATE approvals SET status = 'consumed', consumed_at = $1
-         WHERE tenant_id = $2 AND id = $3 AND status = 'approved' RETURNING 1`,
-        [p.consumeApproval.consumedAt, t, p.consumeApproval.approvalId],
-      );
-      if (consumed.length !== 1) throw new Error('approval could not be consumed');
+      parts.push({
+        what: 'the approval consumption',
+        sql: `UPDATE approvals SET status = 'consumed', consumed_at = $1
+          WHERE tenant_id = $2 AND id = $3 AND status = 'approved'`,
+        params: [p.consumeApproval.consumedAt, t, p.consumeApproval.approvalId],
+        exactlyOne: true,
+      });
     }
     if (p.admission) {
       const a = p.admission;
-      await tx.query(
-        `INSERT INTO admissions (tenant_id, id, root_id, task_id, intent_id, actor_id, capability, amount_micros, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
+      parts.push({
+        what: 'the admission',
+        sql: `INSERT INTO admissions (tenant_id, id, root_id, task_id, intent_id, actor_id, capability, amount_micros,
+            created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        params: [
           t,
           a.id,
           a.rootId,
@@ -101,24 +112,26 @@ export class PgDecisions implements DecisionStore {
           a.amountMicros.toString(),
           a.createdAt,
         ],
-      );
+      });
     }
     if (p.grant) {
       const g = p.grant;
-      await tx.query(
-        `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [t, g.id, g.intentId, g.actorId, g.capability, g.taskId, g.expiresAt, g.createdAt],
-      );
+      parts.push({
+        what: 'the grant',
+        sql: `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        params: [t, g.id, g.intentId, g.actorId, g.capability, g.taskId, g.expiresAt, g.createdAt],
+      });
     }
     if (p.execution) {
       // Durable before the provider is called, owned by this replica's id (replica.ts).
       const e = p.execution;
-      await tx.query(
-        `INSERT INTO executions (tenant_id, id, intent_id, task_id, step, actor_id, capability, action, tier, surface_id,
-           operation, credential_ref, state, created_at, owner_pid, owner_instance)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $15)`,
-        [
+      parts.push({
+        what: 'the pending execution',
+        sql: `INSERT INTO executions (tenant_id, id, intent_id, task_id, step, actor_id, capability, action, tier,
+            surface_id, operation, credential_ref, state, created_at, owner_pid, owner_instance)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $15)`,
+        params: [
           t,
           e.id,
           e.intentId,
@@ -135,15 +148,16 @@ export class PgDecisions implements DecisionStore {
           this.owner.pid,
           this.owner.replicaId,
         ],
-      );
+      });
     }
     if (p.openApproval) {
       const a = p.openApproval;
-      await tx.query(
-        `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id, amount_micros,
-           request_digest, status, expires_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)`,
-        [
+      parts.push({
+        what: 'the approval',
+        sql: `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id,
+            amount_micros, request_digest, status, expires_at, created_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)`,
+        params: [
           t,
           a.id,
           a.intentId,
@@ -157,48 +171,57 @@ export class PgDecisions implements DecisionStore {
           a.expiresAt,
           a.createdAt,
         ],
-      );
+      });
     }
-    const i = p.intent;
-    const changes = [
-      t,
-      i.id,
-      i.outcome,
-      i.code,
-      i.reason,
-      i.amountMicros.toString(),
-      i.grantId,
-      i.approvalId,
-      i.receiptId,
-      i.at,
-    ];
-    if (p.intentWrite === 'insert') {
-      await tx.query(
-        `INSERT INTO intents (tenant_id, id, outcome, code, reason, amount_micros, grant_id, approval_id, receipt_id,
-           created_at, updated_at, task_id, step, actor_id, capability, action, route, request_digest, request)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-        [
-          ...changes,
-          i.taskId,
-          i.step,
-          i.actorId,
-          i.capability,
-          i.action,
-          i.route,
-          i.requestDigest,
-          i.request,
-        ],
-      );
-    } else {
-      await tx.query(
-        `UPDATE intents SET outcome = $3, code = $4, reason = $5, amount_micros = $6, grant_id = $7, approval_id = $8,
-           receipt_id = $9, updated_at = $10 WHERE tenant_id = $1 AND id = $2`,
-        changes,
-      );
-    }
-    await applyEffectKey(tx, p);
-    return appendJournal(tx, p.journal, p.at);
+    parts.push(intentPart(p));
+    const key = effectKeyPart(p);
+    if (key) parts.push(key);
+    const journal = journalWrite(log, p.journal, p.at, sha256);
+    await writeAll(tx, [...parts, ...journalParts(journal)]);
+    return journal.appended;
   }
+}
+
+function intentPart(p: DecisionWrites): WritePart {
+  const i = p.intent;
+  const changes = [
+    p.tenantId,
+    i.id,
+    i.outcome,
+    i.code,
+    i.reason,
+    i.amountMicros.toString(),
+    i.grantId,
+    i.approvalId,
+  ];
+  if (p.intentWrite === 'insert') {
+    return {
+      what: 'the intent',
+      sql: `INSERT INTO intents (tenant_id, id, outcome, code, reason, amount_micros, grant_id, approval_id, receipt_id,
+          created_at, updated_at, task_id, step, actor_id, capability, action, route, request_digest, request)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+      params: [
+        ...changes,
+        i.receiptId,
+        i.at,
+        i.taskId,
+        i.step,
+        i.actorId,
+        i.capability,
+        i.action,
+        i.route,
+        i.requestDigest,
+        i.request,
+      ],
+    };
+  }
+  return {
+    what: 'the intent',
+    sql: `UPDATE intents SET outcome = $3, code = $4, reason = $5, amount_micros = $6, grant_id = $7, approval_id = $8,
+        receipt_id = $9, updated_at = $10 WHERE tenant_id = $1 AND id = $2`,
+    params: [...changes, i.receiptId, i.at],
+    exactlyOne: true,
+  };
 }
 
 /**
@@ -207,28 +230,31 @@ export class PgDecisions implements DecisionStore {
  * did, the primary key or the guard fails the decision rather than let two intents hold
  * one key (the SQLite adapter's upsert relies on its single writer instead).
  */
-async function applyEffectKey(tx: PgTx, p: DecisionWrites): Promise<void> {
+function effectKeyPart(p: DecisionWrites): WritePart | undefined {
   const k = p.effectKey;
-  if (k === undefined) return;
+  if (k === undefined) return undefined;
   if (k.op === 'drop') {
-    await tx.query(
-      'DELETE FROM effect_keys WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4',
-      [p.tenantId, k.taskId, k.step, p.intentId],
-    );
-  } else if (p.intentWrite === 'insert') {
-    await tx.query(
-      `INSERT INTO effect_keys (tenant_id, task_id, step, state, intent_id, request_digest, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [p.tenantId, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at],
-    );
-  } else {
-    const held = await tx.query(
-      `UPDATE effect_keys SET state = $5, updated_at = $6
-       WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4 AND state = 'deferred' RETURNING 1`,
-      [p.tenantId, k.taskId, k.step, k.intentId, k.state, k.at],
-    );
-    if (held.length !== 1) throw new Error('the deferral this resume holds is gone');
+    return {
+      what: 'the effect key release',
+      sql: 'DELETE FROM effect_keys WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4',
+      params: [p.tenantId, k.taskId, k.step, p.intentId],
+    };
   }
+  if (p.intentWrite === 'insert') {
+    return {
+      what: 'the effect key',
+      sql: `INSERT INTO effect_keys (tenant_id, task_id, step, state, intent_id, request_digest, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      params: [p.tenantId, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at],
+    };
+  }
+  return {
+    what: 'the deferral this resume holds',
+    sql: `UPDATE effect_keys SET state = $5, updated_at = $6
+      WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4 AND state = 'deferred'`,
+    params: [p.tenantId, k.taskId, k.step, k.intentId, k.state, k.at],
+    exactlyOne: true,
+  };
 }
 
 /** The cached policy, or (on a miss) its source loaded inside this transaction and compiled. */

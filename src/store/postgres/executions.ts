@@ -64,10 +64,14 @@ export class PgExecutions implements ExecutionStore {
    * Start-up: the calls this replica's previous life left pending (same replica id) were
    * interrupted mid-call; other replicas' rows are theirs to judge. The replica id is held
    * from here until the store closes (replica.ts), so two live daemons never share one.
+   * Rows a SQLite daemon left pending (owner `dmn_…`, copied by `svc store migrate`, or none
+   * recorded) have no replica to come back for them: their process is gone, since a SQLite
+   * daemon never writes to PostgreSQL, so any replica judges them.
    */
   async markInterrupted(): Promise<number> {
     this.claim ??= await ReplicaClaim.take(this.db, this.owner);
-    const mine = "state = 'pending' AND owner_instance = $1";
+    const mine =
+      "state = 'pending' AND (owner_instance = $1 OR owner_instance IS NULL OR owner_instance LIKE 'dmn\\_%')";
     const tenants = await this.db.query<{ tenant_id: string }>(
       `SELECT DISTINCT tenant_id FROM executions WHERE ${mine}`,
       [this.owner.replicaId],

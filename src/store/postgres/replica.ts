@@ -21,10 +21,10 @@ const REPLICA_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export function replicaOwner(replicaId?: string): ReplicaOwner {
   const id = replicaId ?? process.env.SVC_REPLICA_ID ?? hostname();
-  if (!REPLICA_ID.test(id)) {
+  if (!REPLICA_ID.test(id) || id.startsWith('dmn_')) {
     throw new SvcError(
       'usage',
-      `the replica id must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit; got ${JSON.stringify(id.slice(0, 140))}`,
+      `the replica id must be 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit, and not starting with dmn_ (a SQLite daemon's mark); got ${JSON.stringify(id.slice(0, 140))}`,
       { field: 'SVC_REPLICA_ID' },
     );
   }

@@ -149,6 +149,7 @@ describe.skipIf('skip' in server)('journaled writes from several PostgreSQL repl
     for (const [id, owner] of [
       ['exe_mine', 'replica-0'],
       ['exe_theirs', 'replica-1'],
+      ['exe_sqlite', 'dmn_copied'], // left pending by a SQLite daemon, copied by svc store migrate
     ]) {
       const s = await allowed(`exec-${id}`);
       await dbs[0]!.query(
@@ -161,14 +162,16 @@ describe.skipIf('skip' in server)('journaled writes from several PostgreSQL repl
     const queue = new PgCommitQueue(dbs[0]!);
     const mine = new PgExecutions(dbs[0]!, clock, queue, replicaOwner('replica-0'));
     try {
-      expect(await mine.markInterrupted()).toBe(1);
+      expect(await mine.markInterrupted()).toBe(2);
       const states = await dbs[0]!.query<{ id: string; state: string }>(
         "SELECT id, state FROM executions WHERE id LIKE 'exe_%' ORDER BY id",
       );
       expect(states).toEqual([
         { id: 'exe_mine', state: 'unknown' },
+        { id: 'exe_sqlite', state: 'unknown' },
         { id: 'exe_theirs', state: 'pending' },
       ]);
+      expect(() => replicaOwner('dmn_copied')).toThrow(/replica id/);
       // a second live daemon under the same id is refused while the first holds it
       await expect(ReplicaClaim.take(dbs[1]!, replicaOwner('replica-0'))).rejects.toMatchObject({
         kind: 'conflict',

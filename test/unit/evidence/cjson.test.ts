@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cjson, findCanonicalProblem } from '../../../src/evidence/cjson.js';
@@ -118,5 +119,40 @@ describe('cjson: RFC 8785 details the negative cases rely on', () => {
         expect(cjson(JSON.parse(text))).toBe(text);
       }),
     );
+  });
+});
+
+describe('cjson: the single-pass path for plain values', () => {
+  // Plain JSON data with every string shape (lone surrogates, -0, __proto__ keys included).
+  const anyString = fc.string({ unit: 'binary' });
+  const plain = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, true, false, -0, 0.1, 1e21, 5e-7, Number.MAX_SAFE_INTEGER),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      anyString,
+      fc.array(tie('value'), { maxLength: 5 }),
+      fc.dictionary(fc.oneof(anyString, fc.constant('__proto__')), tie('value'), { maxKeys: 6 }),
+    ),
+  })).value;
+
+  it('writes exactly what the checked path (canonicalize) writes, and refuses exactly what it refuses', () => {
+    fc.assert(
+      fc.property(plain, (value) => {
+        const problem = findCanonicalProblem(value);
+        if (problem) expect(() => cjson(value)).toThrow(/CJSON/);
+        else expect(cjson(value)).toBe(canonicalize(value));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('still names the problem of a value nested deeper than the single pass goes', () => {
+    let deep: unknown = 'ok';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(cjson(deep)).toBe(`${'['.repeat(100)}"ok"${']'.repeat(100)}`);
+    let bad: unknown = '\uD800';
+    for (let i = 0; i < 100; i++) bad = { k: bad };
+    expect(() => cjson(bad)).toThrow(/lone surrogate at (\/k){100}$/);
   });
 });
