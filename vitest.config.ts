@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Reserves a directory for a private PostgreSQL server, started only if a test asks.
+    globalSetup: ['test/helpers/postgres-setup.ts'],
   },
 });

@@ -35,6 +35,7 @@ export default class Init extends DataDirCommand {
       tenantId: tenant ?? 'default',
       adminId: admin ?? 'admin',
       now: new Date(),
+      ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
     });
     this.log(`${chalk.green('Initialised')} ${result.data_dir}`);
     this.log(`  tenant          ${result.tenant_id}`);

@@ -1,19 +1,24 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import chalk from 'chalk';
-import { DataDirCommand } from '../src/cli/base-command.js';
+import { dataDirFlag, SvcCommand } from '../src/cli/base-command.js';
+import { SvcError } from '../src/core/errors.js';
 import { demoEnvLines } from '../src/cli/quickstart-env.js';
 import { shellQuote, walkthroughLines } from '../src/cli/quickstart-walkthrough.js';
 import { untilSignal } from '../src/cli/signals.js';
 import { DEMO } from '../src/provisioning/demo-spec.js';
 import { demoStateFile } from '../src/provisioning/demo-state.js';
+import { DataDir, resolveDataDir } from '../src/store/data-dir.js';
 
-export default class Quickstart extends DataDirCommand {
+export default class Quickstart extends SvcCommand {
   static override summary =
     'Set up the demo tenant in ./.svc (once), start the daemon and the operator console over TLS, and walk through a governed action.';
   static override description =
     'The first run makes the data dir: tenant demo, the human admin (administrator, operator, approver), the agent demo-agent, a readable and an irreversible capability, a policy permitting both, and a task with a budget. Later runs reuse it and show the same tokens. A busy address is refused before anything is written.';
   static override enableJsonFlag = false;
+  // The demo lives in its data dir's SQLite database; replicas on PostgreSQL are set up by
+  // `svc init --store` and `svc daemon start --store` (README: Several replicas on PostgreSQL).
+  static override baseFlags = { ...dataDirFlag };
   static override examples = [
     '<%= config.bin %> quickstart',
     '<%= config.bin %> quickstart --tour',
@@ -41,7 +46,20 @@ export default class Quickstart extends DataDirCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Quickstart);
-    const dir = this.dataDir(flags);
+    const dir = new DataDir(
+      resolveDataDir(flags['data-dir'], process.env, process.cwd()),
+      process.env.SVC_STORE,
+    );
+    if (dir.onPostgres) {
+      throw new SvcError(
+        'usage',
+        "svc quickstart runs the demo on its data dir's SQLite database, but SVC_STORE names PostgreSQL",
+        {
+          remedy:
+            'unset SVC_STORE for the demo; for PostgreSQL use `svc init --store` and `svc daemon start --store`',
+        },
+      );
+    }
     if (flags.env) {
       this.log(demoEnvLines(dir).join('\n'));
       return;

@@ -40,8 +40,10 @@ export default class ConsoleStart extends DataDirCommand {
     const limits = serverLimits(flags);
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
     const { startConsole } = await import('../../src/console/server.js');
+    const dir = this.dataDir(flags);
     const running = await startConsole({
-      dataDir: this.dataDir(flags).root,
+      dataDir: dir.root,
+      ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       listen: flags.listen,
       allowInsecureHttp: flags['allow-insecure-http'],
       limits,

@@ -82,8 +82,10 @@ export default class DaemonStart extends DataDirCommand {
       maxMs: 86_400_000,
     });
     const limits = serverLimits(flags);
+    const dir = this.dataDir(flags);
     const daemon = await startDaemon({
-      dataDir: this.dataDir(flags).root,
+      dataDir: dir.root,
+      ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       listen: flags.listen,
       allowInsecureHttp: flags['allow-insecure-http'],
       ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),

@@ -1,6 +1,6 @@
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
-import type { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { Store } from '../../src/store/ports.js';
 
 interface TenantView {
   tenant_id: string;
@@ -14,7 +14,7 @@ const COLUMNS: Column<TenantView>[] = [
   { header: 'signing key', cell: (t) => t.key_id },
 ];
 
-async function tenants(store: SqliteStore): Promise<TenantView[]> {
+async function tenants(store: Store): Promise<TenantView[]> {
   const out: TenantView[] = [];
   for (const t of await store.tenants.list()) {
     out.push({

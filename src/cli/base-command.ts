@@ -2,7 +2,7 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import chalk from 'chalk';
 import type { SvcError } from '../core/errors.js';
 import { DataDir, resolveDataDir } from '../store/data-dir.js';
-import type { SqliteStore } from '../store/sqlite/store.js';
+import type { Store } from '../store/ports.js';
 import { asSvcError, exitCodeFor } from './exit-codes.js';
 import {
   PageFailure,
@@ -89,21 +89,33 @@ export const dataDirFlag = {
   }),
 };
 
+export const storeFlag = {
+  store: Flags.string({
+    summary:
+      "Where the store is: a postgres:// or postgresql:// URL (replicas share it; keep the password in PGPASSWORD or ~/.pgpass), or sqlite for the data dir's own database (default: $SVC_STORE, else sqlite).",
+    helpGroup: 'GLOBAL',
+  }),
+};
+
+type StoreFlags = { 'data-dir'?: string | undefined; store?: string | undefined };
+
 /** Commands that provision on the data dir directly (the daemon may be running). */
 export abstract class DataDirCommand extends SvcCommand {
-  static override baseFlags = { ...dataDirFlag };
+  static override baseFlags = { ...dataDirFlag, ...storeFlag };
 
-  protected dataDir(flags: { 'data-dir'?: string | undefined }): DataDir {
-    return new DataDir(resolveDataDir(flags['data-dir'], process.env, process.cwd()));
+  /** The data dir, and the store it works with: `--store`, else `$SVC_STORE`, else its SQLite file. */
+  protected dataDir(flags: StoreFlags): DataDir {
+    const root = resolveDataDir(flags['data-dir'], process.env, process.cwd());
+    return new DataDir(root, flags.store ?? process.env.SVC_STORE);
   }
 
   /** Open the store, run, and always close it. */
   protected async withStore<T>(
-    flags: { 'data-dir'?: string | undefined },
-    fn: (store: SqliteStore, dir: DataDir) => Promise<T>,
+    flags: StoreFlags,
+    fn: (store: Store, dir: DataDir) => Promise<T>,
   ): Promise<T> {
     const dir = this.dataDir(flags);
-    const store = dir.openStore();
+    const store = await dir.openStore();
     try {
       return await fn(store, dir);
     } finally {

@@ -8,10 +8,8 @@ import { parseIntegrationDocument } from '../integration/document.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
-import { SqliteConsoleSessions } from '../store/sqlite/console-sessions.js';
+import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
-import { SqliteThemes } from '../store/sqlite/themes.js';
-import type { SqliteStore } from '../store/sqlite/store.js';
 import { buildConsole } from './app.js';
 import { AssetStore } from './asset-store.js';
 import type { ConsoleDeps } from './deps.js';
@@ -20,6 +18,8 @@ import { defaultUiDir, loadUiBundle } from './ui-files.js';
 
 export interface ConsoleStartOptions {
   dataDir: string;
+  /** `--store` / `$SVC_STORE`: a PostgreSQL URL, else the data dir's SQLite database */
+  store?: string;
   /** host:port; default 127.0.0.1:8091 */
   listen: string;
   allowInsecureHttp: boolean;
@@ -38,7 +38,7 @@ export interface ConsoleStartOptions {
 export interface RunningConsole {
   url: string;
   app: FastifyInstance;
-  store: SqliteStore;
+  store: Store;
   close(): Promise<void>;
 }
 
@@ -47,14 +47,14 @@ export const DEFAULT_CONSOLE_LISTEN = '127.0.0.1:8091';
 /** The production dependencies of the console over one data dir and store. */
 export function consoleDeps(
   dir: DataDir,
-  store: SqliteStore,
+  store: Store,
   o: { secure: boolean; authMode: ConsoleDeps['authMode']; surfaces?: Surfaces; clock?: () => Date },
 ): ConsoleDeps {
   const clock = o.clock ?? (() => new Date());
   return {
     store,
-    themes: new SqliteThemes(store.db),
-    sessions: new Sessions({ store, sessions: new SqliteConsoleSessions(store.db), clock, secure: o.secure }),
+    themes: store.themes,
+    sessions: new Sessions({ store, sessions: store.consoleSessions, clock, secure: o.secure }),
     assets: new AssetStore(dir),
     clock,
     authMode: o.authMode,
@@ -69,7 +69,7 @@ export function consoleDeps(
  */
 export async function startConsole(o: ConsoleStartOptions): Promise<RunningConsole> {
   const { host, port } = parseListenAddress(o.listen);
-  const dir = new DataDir(o.dataDir);
+  const dir = new DataDir(o.dataDir, o.store);
   const tls = tlsChoice(dir, { ...o, listen: o.listen });
   const https = tls ? tlsServerOptions(tls) : undefined;
   const integration =
@@ -78,7 +78,7 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const ui = loadUiBundle(o.uiDir ?? defaultUiDir());
   // Like the daemon, the console never sleeps on SQLite's write lock: it retries on timers.
-  const store = dir.openStore({ lockWait: DAEMON_WAIT });
+  const store = await dir.openStore({ lockWait: DAEMON_WAIT, applicationName: 'svc console' });
   const deps = consoleDeps(dir, store, {
     secure: tls !== undefined,
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',

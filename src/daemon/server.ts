@@ -10,7 +10,7 @@ import { readTextFile } from '../provisioning/text-file.js';
 import { clientHost, selfSignedCertificate, writeDaemonAddress } from '../store/daemon-address.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
-import type { SqliteStore } from '../store/sqlite/store.js';
+import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { AnchorAttestor } from './attest/anchor-attestor.js';
@@ -22,6 +22,8 @@ import { daemonDeps } from './wiring.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
+  /** `--store` / `$SVC_STORE`: a PostgreSQL URL, else the data dir's SQLite database */
+  store?: string;
   listen: string;
   allowInsecureHttp: boolean;
   tlsCert?: string;
@@ -45,7 +47,7 @@ export interface DaemonStartOptions {
 export interface RunningDaemon {
   url: string;
   app: FastifyInstance;
-  store: SqliteStore;
+  store: Store;
   /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
   close(): Promise<void>;
 }
@@ -81,7 +83,7 @@ export function tlsChoice(
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
   avoidJsToWasmInliningCrash();
   const { host, port } = parseListenAddress(o.listen);
-  const dir = new DataDir(o.dataDir);
+  const dir = new DataDir(o.dataDir, o.store);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   // A bad document stops the start, before anything opens, with every error and its line.
@@ -92,7 +94,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const witnesses = (o.witnesses ?? []).map((url) => attestUrl('witness', url));
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
-  const store = dir.openStore({ lockWait: DAEMON_WAIT });
+  const store = await dir.openStore({ lockWait: DAEMON_WAIT, applicationName: 'svc daemon' });
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
   const attestor = new AnchorAttestor(store, {
@@ -117,7 +119,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     );
   }
   // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.
-  const interrupted = await store.executions.markInterrupted();
+  let interrupted: number;
+  try {
+    interrupted = await store.executions.markInterrupted();
+  } catch (err) {
+    // A pooled store left open would keep the process alive after the failed start.
+    await store.close();
+    throw err;
+  }
   if (interrupted > 0) {
     app.log.warn({ executions: interrupted }, 'interrupted brokered executions recorded as outcome unknown');
   }

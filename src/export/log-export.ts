@@ -58,13 +58,13 @@ export async function exportLog(
     const { anchor, created } = await store.anchors.signCurrent(tenantId, signer, opts.now().toISOString());
     const publicKey = await publicKeyOf(store, anchor);
     const n = anchor.head.tree_size;
-    const snapshot = store.journalExports.snapshot(tenantId);
+    const snapshot = await store.journalExports.snapshot(tenantId);
     try {
       if (snapshot.size < n) throw new Error(`the snapshot holds ${snapshot.size} entries, the head ${n}`);
-      if (snapshot.redactedPast(n)) continue;
+      if (await snapshot.redactedPast(n)) continue;
       // The head signed for this export is the header's; a head already stored at n is also an anchor.
-      const anchorCount = snapshot.anchorCount(n) - (created ? 1 : 0);
-      const keyIds = [...new Set([...snapshot.anchorKeyIds(n), anchor.keyId])];
+      const anchorCount = (await snapshot.anchorCount(n)) - (created ? 1 : 0);
+      const keyIds = [...new Set([...(await snapshot.anchorKeyIds(n)), anchor.keyId])];
       const exportedAt = opts.now().toISOString();
       const header = headerLine(
         { tenantId, exportedAt, head: anchor.head, publicKey, preAnchor: anchorCount === 0 },
@@ -87,7 +87,7 @@ export async function exportLog(
         exported_at: exportedAt,
       };
     } finally {
-      snapshot.close();
+      await snapshot.close();
     }
   }
   throw new SvcError(

@@ -114,7 +114,7 @@ export async function ensureDemo(root: string, now: Date): Promise<DemoSetup> {
   } else {
     state = readDemoState(dir) as DemoState;
   }
-  const store = dir.openStore();
+  const store = await dir.openStore();
   try {
     if (!state.provisioned) {
       await applyDeployment(store, demoDocument(), { now });

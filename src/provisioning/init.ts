@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { checkSlug } from '../core/ids.js';
 import { SvcError } from '../core/errors.js';
 import { DataDir, writeSecretFile } from '../store/data-dir.js';
-import { SqliteStore } from '../store/sqlite/store.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/ports.js';
+import { redactUrl } from '../store/postgres/connection-url.js';
 import { createDeploymentCertificate } from '../tls/certificate.js';
 import { createTenant } from './tenant.js';
 
@@ -20,15 +22,17 @@ export interface InitResult {
 }
 
 /**
- * Create a data dir from nothing: the SQLite store, the deployment TLS certificate, the
- * first tenant with its signing key, and its first human administrator with a token.
- * An initialised data dir is never re-initialised: keys and history are not clobbered.
+ * Create a data dir from nothing: the store (the data dir's SQLite file, or the PostgreSQL
+ * database `opts.store` names), the deployment TLS certificate, the first tenant with its
+ * signing key, and its first human administrator with a token. An initialised data dir is
+ * never re-initialised, and a PostgreSQL database that already holds tenants belongs to a
+ * deployment whose data dir must be copied instead: keys and history are not clobbered.
  */
 export async function initDataDir(
   root: string,
-  opts: { tenantId: string; adminId: string; now: Date },
+  opts: { tenantId: string; adminId: string; now: Date; store?: string },
 ): Promise<InitResult> {
-  const dir = new DataDir(root);
+  const dir = new DataDir(root, opts.store);
   if (dir.exists()) {
     throw new SvcError('already_exists', `${root} is already an svc data dir`, {
       remedy: 'use `svc tenant create` to add a tenant, or choose another --data-dir',
@@ -37,14 +41,25 @@ export async function initDataDir(
   // Validate every answer before the first file is written: no half-made data dir.
   checkSlug('tenant', opts.tenantId);
   checkSlug('admin', opts.adminId);
-  dir.create();
-  if (!existsSync(dir.tlsCert)) {
-    const cert = await createDeploymentCertificate({ now: opts.now });
-    writeSecretFile(dir.tlsKey, cert.keyPem);
-    writeFileSync(dir.tlsCert, cert.certPem, { mode: 0o644 });
-  }
-  const store = SqliteStore.open(dir.database);
+  let store: Store | undefined;
   try {
+    if (dir.onPostgres) {
+      // Opened before anything is written, so an unreachable or foreign database leaves no files.
+      store = await openStore(dir.store);
+      if ((await store.tenants.list()).length > 0) {
+        throw new SvcError('already_exists', `the database ${redactUrl(dir.store)} already holds tenants`, {
+          remedy:
+            "it belongs to a deployment already: give this replica a copy of that deployment's data dir instead of running init",
+        });
+      }
+    }
+    dir.create();
+    if (!existsSync(dir.tlsCert)) {
+      const cert = await createDeploymentCertificate({ now: opts.now });
+      writeSecretFile(dir.tlsKey, cert.keyPem);
+      writeFileSync(dir.tlsCert, cert.certPem, { mode: 0o644 });
+    }
+    store ??= await openStore(dir.database);
     const t = await createTenant(dir, store, {
       tenantId: opts.tenantId,
       adminId: opts.adminId,
@@ -62,6 +77,6 @@ export async function initDataDir(
       tls_fingerprint256: new X509Certificate(readFileSync(dir.tlsCert)).fingerprint256,
     };
   } finally {
-    await store.close();
+    await store?.close();
   }
 }

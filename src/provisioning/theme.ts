@@ -6,8 +6,6 @@ import { parseThemeFile, type Theme } from '../core/theme/theme.js';
 import { AssetStore, readProvidedAsset, type StoredKind } from '../console/asset-store.js';
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
-import { SqliteThemes } from '../store/sqlite/themes.js';
-import type { SqliteStore } from '../store/sqlite/store.js';
 import { readTextFile } from './text-file.js';
 import { requireTenant } from './tenant.js';
 
@@ -76,7 +74,7 @@ function placeAsset(
  * check passed (files already placed are content-addressed and harmless on their own).
  */
 export async function installTheme(
-  store: SqliteStore & Store,
+  store: Store,
   dir: DataDir,
   o: { tenantId: string; file: string; assetsDir?: string; now: Date },
 ): Promise<InstalledTheme> {
@@ -96,7 +94,7 @@ export async function installTheme(
     placed.push(p);
     theme.logo.url = p.url;
   }
-  const saved = await new SqliteThemes(store.db).save({
+  const saved = await store.themes.save({
     tenantId: o.tenantId,
     theme,
     source: 'install',

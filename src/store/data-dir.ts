@@ -11,8 +11,9 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SvcError } from '../core/errors.js';
-import { SqliteStore } from './sqlite/store.js';
-import type { LockWait } from './sqlite/write-lock.js';
+import { openStore, resolveStoreSpec, type OpenStoreOptions } from './open.js';
+import type { Store } from './ports.js';
+import { isPostgresUrl } from './postgres/connection-url.js';
 
 /** `--data-dir`, else `$SVC_HOME`, else `./.svc` (DESIGN.md). */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
@@ -20,9 +21,31 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv,
   return resolve(cwd, chosen);
 }
 
-/** Where everything lives inside a data dir; one place so daemon and CLI agree. */
+/**
+ * Where everything lives inside a data dir; one place so daemon and CLI agree. The store is
+ * the data dir's SQLite file unless `storeChoice` (`--store` / `$SVC_STORE`) names a
+ * PostgreSQL database; the data dir then still holds the signing keys, the secret key and
+ * the deployment certificate, and every replica runs with the same data dir contents.
+ */
 export class DataDir {
-  constructor(readonly root: string) {}
+  /** A SQLite file path or a PostgreSQL URL (may carry a password: never print it). */
+  readonly store: string;
+
+  constructor(
+    readonly root: string,
+    storeChoice?: string,
+  ) {
+    this.store = resolveStoreSpec(storeChoice, this.database);
+  }
+
+  get onPostgres(): boolean {
+    return isPostgresUrl(this.store);
+  }
+
+  /** The PostgreSQL URL when the store is there: what another `DataDir` of this deployment is given. */
+  get postgresUrl(): string | undefined {
+    return this.onPostgres ? this.store : undefined;
+  }
 
   get database(): string {
     return join(this.root, 'svc.db');
@@ -43,8 +66,12 @@ export class DataDir {
     return join(this.root, 'tenant-assets');
   }
 
+  /**
+   * Initialised: on SQLite, its database exists; on PostgreSQL (the database is elsewhere),
+   * the data dir holds the deployment certificate that `svc init` writes first.
+   */
   exists(): boolean {
-    return existsSync(this.database);
+    return existsSync(this.onPostgres ? this.tlsCert : this.database);
   }
 
   /** Create the directory owner-only: it holds private keys. */
@@ -54,13 +81,17 @@ export class DataDir {
   }
 
   /** Open the store of an initialised data dir, or say how to make one. */
-  openStore(opts: { lockWait?: LockWait } = {}): SqliteStore {
+  async openStore(opts: OpenStoreOptions = {}): Promise<Store> {
     if (!this.exists()) {
       throw new SvcError('not_initialized', `no svc data dir at ${this.root}`, {
-        remedy: 'run `svc init` first, or point --data-dir / SVC_HOME at an initialised data dir',
+        remedy: this.onPostgres
+          ? 'run `svc init --store ...` once, or give every replica a copy of the data dir `svc init` made (keys, secret key, certificate)'
+          : existsSync(this.tlsCert)
+            ? 'this data dir has no SQLite database: if it serves a PostgreSQL store, pass --store or set SVC_STORE'
+            : 'run `svc init` first, or point --data-dir / SVC_HOME at an initialised data dir',
       });
     }
-    return SqliteStore.open(this.database, opts);
+    return openStore(this.store, opts);
   }
 }
 

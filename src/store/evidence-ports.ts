@@ -61,6 +61,9 @@ export interface ProofRepo {
   consistency(tenantId: string, size1: number, size2: number): Promise<Uint8Array[]>;
 }
 
+/** A value now (SQLite reads synchronously) or later (PostgreSQL): callers await either. */
+export type Awaitable<T> = T | Promise<T>;
+
 /**
  * A consistent read of one tenant's journal for an export: what it returns does not move
  * while the daemon appends, so the file is one state of the log.
@@ -69,18 +72,18 @@ export interface JournalSnapshot {
   /** Entries in the log at the snapshot. */
   readonly size: number;
   /** True when a redaction record past `size` redacted entries at or below it. */
-  redactedPast(size: number): boolean;
+  redactedPast(size: number): Awaitable<boolean>;
   /** Stored heads with tree_size <= size. */
-  anchorCount(size: number): number;
+  anchorCount(size: number): Awaitable<number>;
   /** The ids of the keys that signed those heads, in the order they first signed one. */
-  anchorKeyIds(size: number): string[];
+  anchorKeyIds(size: number): Awaitable<string[]>;
   /** Entries 1..size with their anchors, in file order, a page at a time; `skipAnchorAt` leaves one head out. */
   items(size: number, opts: { skipAnchorAt?: number }): AsyncIterable<ExportItem[]>;
-  close(): void;
+  close(): Awaitable<void>;
 }
 
 export interface JournalExports {
-  snapshot(tenantId: string): JournalSnapshot;
+  snapshot(tenantId: string): Awaitable<JournalSnapshot>;
 }
 
 export interface RedactionRequest {

@@ -1,5 +1,6 @@
 import type { Actor } from '../core/actor.js';
 import type { AccessPorts } from './access-ports.js';
+import type { ConsoleSessionRepo, ThemeRepo } from './console-ports.js';
 import type { QueryPorts } from './query-ports.js';
 import type { DecisionStore } from './decision-ports.js';
 import type { EffectStore } from './effect-ports.js';
@@ -104,6 +105,9 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly surfaces: SurfaceRepo;
   readonly executions: ExecutionStore;
   readonly secrets: SecretRepo;
+  /** The console's theme revisions and sign-in sessions. */
+  readonly themes: ThemeRepo;
+  readonly consoleSessions: ConsoleSessionRepo;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   close(): Promise<void>;

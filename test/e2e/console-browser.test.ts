@@ -65,7 +65,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     );
     ca = readFileSync(init.ca_cert);
     const dir = new DataDir(home);
-    const store = dir.openStore();
+    const store = await dir.openStore();
     const now = new Date();
     try {
       await addActor(

@@ -11,6 +11,7 @@ import { showPolicy } from '../../src/provisioning/policy.js';
 import { setTaskBudget, showTask } from '../../src/provisioning/task.js';
 import { revokeToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
+import type { Store } from '../../src/store/ports.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /** The quickstart's data dir on real SQLite: made once, re-run safely, never re-minting tokens. */
@@ -18,8 +19,8 @@ describe('the quickstart demo', () => {
   let tmp: { path: string; cleanup: () => void };
   let root: string;
   const now = new Date('2026-06-01T12:00:00.000Z');
-  const withStore = async <T>(fn: (store: ReturnType<DataDir['openStore']>) => Promise<T>) => {
-    const store = new DataDir(root).openStore();
+  const withStore = async <T>(fn: (store: Store) => Promise<T>) => {
+    const store = await new DataDir(root).openStore();
     try {
       return await fn(store);
     } finally {

@@ -4,6 +4,7 @@ import { SqliteAnchors } from './anchors.js';
 import { SqliteApprovals } from './approvals.js';
 import { SqliteCapabilities } from './capabilities.js';
 import { SqliteChannels } from './channels.js';
+import { SqliteConsoleSessions } from './console-sessions.js';
 import { SqliteConstraints } from './constraints.js';
 import { openDatabase, type Db } from './database.js';
 import { CommitQueue } from './commit-queue.js';
@@ -25,6 +26,7 @@ import { SqliteReceipts } from './receipts.js';
 import { SqliteSecrets } from './secrets.js';
 import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
+import { SqliteThemes } from './themes.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 import { writeTransaction, type LockWait } from './write-lock.js';
@@ -56,6 +58,8 @@ export class SqliteStore implements Store {
   readonly entitlements: SqliteEntitlements;
   readonly channels: SqliteChannels;
   readonly proofs: SqliteMerkleProofs;
+  readonly themes: SqliteThemes;
+  readonly consoleSessions: SqliteConsoleSessions;
 
   private constructor(
     readonly db: Db,
@@ -90,6 +94,8 @@ export class SqliteStore implements Store {
     this.entitlements = new SqliteEntitlements(db);
     this.channels = new SqliteChannels(db);
     this.proofs = new SqliteMerkleProofs(db);
+    this.themes = new SqliteThemes(db);
+    this.consoleSessions = new SqliteConsoleSessions(db);
   }
 
   /**

@@ -27,9 +27,9 @@ describe('data dir', () => {
     expect(readFileSync(file, 'utf8')).toBe('secret');
   });
 
-  it('says how to initialise when the store is missing', () => {
+  it('says how to initialise when the store is missing', async () => {
     const t = tmpDir();
     cleanup = t.cleanup;
-    expect(() => new DataDir(join(t.path, 'nothing')).openStore()).toThrow(/no svc data dir/);
+    await expect(new DataDir(join(t.path, 'nothing')).openStore()).rejects.toThrow(/no svc data dir/);
   });
 });

@@ -1,0 +1,55 @@
+import { SvcError } from '../core/errors.js';
+import type { Store } from './ports.js';
+import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
+import { SqliteStore } from './sqlite/store.js';
+import type { LockWait } from './sqlite/write-lock.js';
+
+export interface OpenStoreOptions {
+  /** What decisions are timed by; tests pass their own. */
+  clock?: () => Date;
+  /** SQLite: how a connection waits for the write lock (see sqlite/write-lock.ts). */
+  lockWait?: LockWait;
+  /** PostgreSQL: connections in the pool (default 10). */
+  poolSize?: number;
+  /** PostgreSQL: shown in pg_stat_activity. */
+  applicationName?: string;
+}
+
+/**
+ * Where the store is, from `--store` or `$SVC_STORE`: a `postgres://` or `postgresql://`
+ * URL (several replicas share one database), or `sqlite` (the default) for the data dir's
+ * own database at `sqliteFile`. Anything else is refused, naming the flag.
+ */
+export function resolveStoreSpec(choice: string | undefined, sqliteFile: string): string {
+  if (choice === undefined || choice === '' || choice === 'sqlite') return sqliteFile;
+  if (isPostgresUrl(choice)) {
+    try {
+      new URL(choice);
+    } catch {
+      throw new SvcError('usage', `--store: ${redactUrl(choice)} is not a valid URL`, { field: 'store' });
+    }
+    return choice;
+  }
+  throw new SvcError(
+    'usage',
+    `--store: expected a postgres:// or postgresql:// URL, or sqlite; got ${JSON.stringify(redactUrl(choice))}`,
+    { field: 'store', remedy: 'pass --store postgresql://user@host:5432/db, or leave it out for SQLite' },
+  );
+}
+
+/** Open the store `spec` names (a SQLite file path or a PostgreSQL URL); the caller closes it. */
+export async function openStore(spec: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(spec)) {
+    // Loaded only when asked for, so SQLite deployments never load the driver.
+    const { PgStore } = await import('./postgres/store.js');
+    return PgStore.open(spec, {
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
+      ...(opts.applicationName !== undefined ? { applicationName: opts.applicationName } : {}),
+    });
+  }
+  return SqliteStore.open(spec, {
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.lockWait ? { lockWait: opts.lockWait } : {}),
+  });
+}

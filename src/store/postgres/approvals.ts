@@ -1,0 +1,211 @@
+import type { Actor } from '../../core/actor.js';
+import {
+  decisionRefusal,
+  effectiveStatus,
+  readsAllApprovals,
+  readsApproval,
+  type ApprovalFacts,
+  type ApprovalStatus,
+  type StoredApprovalStatus,
+} from '../../core/approval.js';
+import { SvcError } from '../../core/errors.js';
+import { approvalRecord } from '../../core/records/approval-record.js';
+import type {
+  ApprovalDecisionInput,
+  ApprovalKey,
+  ApprovalRecord,
+  Approvals,
+  DecidedApproval,
+  Keyset,
+  KeysetPage,
+} from '../query-ports.js';
+import { toActor, type ActorRow } from '../sqlite/identity.js';
+import { keysetPage } from '../sqlite/keyset.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { appendJournal } from './journal.js';
+import { lockTenant } from './locks.js';
+
+interface ApprovalRow {
+  id: string;
+  status: StoredApprovalStatus;
+  intent_id: string;
+  task_id: string;
+  step: string;
+  capability: string;
+  action: string;
+  requester_id: string;
+  amount_micros: string;
+  request_digest: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  channel: string | null;
+  note: string | null;
+  expires_at: string;
+  created_at: string;
+  intent: string | null;
+  approvers: string | null;
+  tier: string | null;
+}
+
+// The intent text lives in the journal record the decision sealed; a redacted record shows none.
+const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+    a.amount_micros, a.request_digest, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
+    (SELECT CASE WHEN json_typeof(j.record::json -> 'intent') = 'string' THEN j.record::json ->> 'intent' END
+       FROM intents i JOIN journal j ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
+         AND j.tombstone IS NULL
+     WHERE i.tenant_id = a.tenant_id AND i.id = a.intent_id) AS intent,
+    c.approvers, c.tier
+  FROM approvals a LEFT JOIN capabilities c ON c.tenant_id = a.tenant_id AND c.name = a.capability`;
+
+const facts = (r: ApprovalRow): ApprovalFacts => ({
+  id: r.id,
+  status: r.status,
+  requesterId: r.requester_id,
+  capability: r.capability,
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at,
+  expiresAt: r.expires_at,
+});
+
+const namedApprovers = (r: ApprovalRow): string[] =>
+  r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
+
+function toRecord(r: ApprovalRow, now: Date): ApprovalRecord {
+  return {
+    id: r.id,
+    status: effectiveStatus(facts(r), now),
+    intentId: r.intent_id,
+    taskId: r.task_id,
+    step: r.step,
+    capability: r.capability,
+    action: r.action,
+    requesterId: r.requester_id,
+    amountMicros: BigInt(r.amount_micros),
+    requestDigest: r.request_digest,
+    intent: r.intent,
+    decidedBy: r.decided_by,
+    decidedAt: r.decided_at,
+    channel: r.channel,
+    note: r.note,
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+  };
+}
+
+async function one(tx: Pick<PgTx, 'query'>, tenantId: string, id: string): Promise<ApprovalRow | undefined> {
+  const [row] = await tx.query<ApprovalRow>(`${SELECT} WHERE a.tenant_id = $1 AND a.id = $2`, [tenantId, id]);
+  return row;
+}
+
+export class PgApprovals implements Approvals {
+  constructor(private readonly db: PgDb) {}
+
+  async list(
+    viewer: Actor,
+    page: Keyset<ApprovalKey>,
+    filter: { status?: ApprovalStatus },
+    now: Date,
+  ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>> {
+    // `expired` is not stored: pending and approved rows past their expiry answer as expired.
+    const rows = await this.db.query<ApprovalRow>(
+      `${SELECT} WHERE a.tenant_id = $1
+         AND ($2 OR a.requester_id = $3 OR EXISTS (SELECT 1 FROM json_array_elements_text(c.approvers::json) n
+           WHERE n = $3))
+         AND ($4::text IS NULL
+           OR ($4 = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= $5)
+           OR ($4 IN ('pending', 'approved') AND a.status = $4 AND a.expires_at > $5)
+           OR ($4 IN ('denied', 'consumed') AND a.status = $4))
+         AND ($6::text IS NULL OR (a.created_at, a.id) > ($6, $7::text))
+       ORDER BY a.created_at, a.id LIMIT $8`,
+      [
+        viewer.tenantId,
+        readsAllApprovals(viewer),
+        viewer.id,
+        filter.status ?? null,
+        now.toISOString(),
+        page.after?.createdAt ?? null,
+        page.after?.id ?? null,
+        page.limit + 1,
+      ],
+    );
+    return keysetPage(
+      rows,
+      page.limit,
+      (r) => toRecord(r, now),
+      (item) => ({ createdAt: item.createdAt, id: item.id }),
+    );
+  }
+
+  async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
+    const row = await one(this.db, viewer.tenantId, id);
+    return row && readsApproval(viewer, facts(row), namedApprovers(row)) ? toRecord(row, now) : undefined;
+  }
+
+  /**
+   * Decided once across replicas: the tenant lock is taken before the approval is read, so
+   * two approvers on two replicas are judged one after the other and the second finds it
+   * decided; the guarded UPDATE is the backstop.
+   */
+  async decide(input: ApprovalDecisionInput): Promise<DecidedApproval> {
+    const { tenantId, approvalId } = input;
+    const at = input.at.toISOString();
+    try {
+      return await this.db.tx(async (tx) => {
+        await lockTenant(tx, tenantId);
+        const row = await one(tx, tenantId, approvalId);
+        if (!row) throw new SvcError('not_found', `no approval ${approvalId}`);
+        const [deciderRow] = await tx.query<ActorRow>(
+          'SELECT * FROM actors WHERE tenant_id = $1 AND id = $2',
+          [tenantId, input.deciderId],
+        );
+        if (!deciderRow) {
+          throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`, {
+            code: 'not_an_approver',
+          });
+        }
+        const decider = toActor(deciderRow);
+        const refusal = decisionRefusal(facts(row), decider, namedApprovers(row), input.at);
+        if (refusal) throw refusal;
+        if (row.tier === null) {
+          throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
+            code: 'unknown_capability',
+          });
+        }
+        const status = input.decision === 'approve' ? 'approved' : 'denied';
+        const changed = await tx.query(
+          `UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3, channel = $4, note = $5
+           WHERE tenant_id = $6 AND id = $7 AND status = 'pending' AND expires_at > $3 RETURNING 1`,
+          [status, decider.id, at, input.channel, input.note, tenantId, approvalId],
+        );
+        if (changed.length !== 1) throw new Error('the approval changed under the tenant lock');
+        const record = approvalRecord({
+          tenantId,
+          approval: {
+            id: row.id,
+            intentId: row.intent_id,
+            taskId: row.task_id,
+            step: row.step,
+            capability: row.capability,
+            action: row.action,
+            tier: Number(row.tier),
+            requesterId: row.requester_id,
+          },
+          deciderId: decider.id,
+          decision: input.decision,
+          note: input.note,
+          channel: input.channel,
+          at,
+        });
+        const appended = await appendJournal(tx, record, at);
+        const after = (await one(tx, tenantId, approvalId))!;
+        return {
+          approval: toRecord(after, input.at),
+          receiptId: record.receiptId,
+          sequence: appended.sequence,
+        };
+      });
+    } catch (err) {
+      throw pgStoreError(err, `approval ${approvalId}`);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import { SvcError } from '../../core/errors.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { lockTenants } from './locks.js';
+import { preparedTransaction } from './prepared.js';
+
+interface Job<T> {
+  tenantId: string;
+  work: (tx: PgTx) => Promise<T>;
+  resolve: (v: T) => void;
+  reject: (e: unknown) => void;
+  result?: { ok: true; value: T } | { ok: false; error: unknown };
+}
+
+export interface CommitQueueOptions {
+  /** most jobs sharing one transaction */
+  maxBatch?: number;
+  /** batches open at once (over distinct tenants), each holding a pooled connection */
+  maxInFlight?: number;
+  /** how long a batch waits for a tenant lock another replica holds before it gives up */
+  lockTimeoutMs?: number;
+}
+
+/** A job threw in a batch run without savepoints: the batch is rolled back and run again with them. */
+class RunWithSavepoints extends Error {}
+
+/**
+ * Group commit on PostgreSQL. Jobs submitted while a batch runs gather into the next one,
+ * which shares one transaction and one COMMIT; every caller is answered only after that
+ * COMMIT returned.
+ *
+ * Before any job runs, the batch takes the advisory lock of every tenant it touches, in
+ * sorted order (locks.ts): a job then reads the state it decides on with no other replica
+ * able to change it, and two batches anywhere can never wait on each other in a cycle.
+ * A job must touch only the tenant it was submitted for.
+ *
+ * A tenant has at most one batch in flight per replica: its batches serialise on its lock
+ * anyway, and a second one open would only split the gathering (and the commits) in two.
+ * Batches of distinct tenants run side by side, up to `maxInFlight`.
+ *
+ * A job that throws rolls back alone: a batch first runs without savepoints (the common
+ * case costs no extra round trips); if a job throws, the whole transaction is rolled back,
+ * nothing of it was committed, and the batch runs again with one SAVEPOINT per job. A job
+ * is a pure function of the state it reads, so running it again is safe.
+ */
+export class PgCommitQueue {
+  private pending: Job<unknown>[] = [];
+  private readonly busy = new Set<string>();
+  private scheduled = false;
+  private inFlight = 0;
+  private readonly maxBatch: number;
+  private readonly maxInFlight: number;
+  private readonly lockTimeoutMs: number;
+
+  constructor(
+    private readonly db: PgDb,
+    opts: CommitQueueOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 256;
+    this.maxInFlight = opts.maxInFlight ?? 4;
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? 5000;
+  }
+
+  submit<T>(tenantId: string, work: (tx: PgTx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ tenantId, work, resolve, reject } as Job<unknown>);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.pending.length === 0) return;
+    this.scheduled = true;
+    // One turn of the event loop: requests that arrived together share the commit.
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.inFlight < this.maxInFlight) {
+        const batch = this.take();
+        if (batch.length === 0) return;
+        const tenants = new Set(batch.map((j) => j.tenantId));
+        for (const t of tenants) this.busy.add(t);
+        this.inFlight++;
+        void this.run(batch).finally(() => {
+          for (const t of tenants) this.busy.delete(t);
+          this.inFlight--;
+          this.schedule();
+        });
+      }
+    });
+  }
+
+  /** The next batch: pending jobs of tenants with no batch in flight, in arrival order. */
+  private take(): Job<unknown>[] {
+    const batch: Job<unknown>[] = [];
+    const rest: Job<unknown>[] = [];
+    for (const job of this.pending) {
+      if (batch.length < this.maxBatch && !this.busy.has(job.tenantId)) batch.push(job);
+      else rest.push(job);
+    }
+    this.pending = rest;
+    return batch;
+  }
+
+  private async run(batch: Job<unknown>[]): Promise<void> {
+    try {
+      try {
+        await this.transaction(batch, false);
+      } catch (err) {
+        if (!(err instanceof RunWithSavepoints)) throw err;
+        for (const job of batch) delete job.result;
+        await this.transaction(batch, true);
+      }
+    } catch (err) {
+      this.failAll(batch, err);
+      return;
+    }
+    for (const job of batch) {
+      const r = job.result!;
+      if (r.ok) job.resolve(r.value);
+      else job.reject(pgStoreError(r.error, 'the record'));
+    }
+  }
+
+  private transaction(batch: Job<unknown>[], savepoints: boolean): Promise<void> {
+    return preparedTransaction(this.db.pool, async (tx) => {
+      await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`);
+      await lockTenants(
+        tx,
+        batch.map((j) => j.tenantId),
+      );
+      for (const job of batch) {
+        if (!savepoints) {
+          try {
+            job.result = { ok: true, value: await job.work(tx) };
+          } catch (error) {
+            // Alone in its batch, the job's own error is its answer; otherwise run again isolated.
+            job.result = { ok: false, error };
+            throw batch.length === 1 ? new JobFailed() : new RunWithSavepoints();
+          }
+          continue;
+        }
+        await tx.query('SAVEPOINT job');
+        try {
+          job.result = { ok: true, value: await job.work(tx) };
+          await tx.query('RELEASE SAVEPOINT job');
+        } catch (error) {
+          job.result = { ok: false, error };
+          await tx.query('ROLLBACK TO SAVEPOINT job');
+        }
+      }
+    });
+  }
+
+  private failAll(batch: Job<unknown>[], err: unknown): void {
+    if (err instanceof JobFailed) {
+      // A batch of one whose job threw: rolled back, answered with the job's own error.
+      const r = batch[0]!.result as { ok: false; error: unknown };
+      batch[0]!.reject(pgStoreError(r.error, 'the record'));
+      return;
+    }
+    const failure =
+      (err as { code?: unknown }).code === '55P03'
+        ? new SvcError(
+            'unavailable',
+            'the store is busy: another replica held the tenant lock too long; nothing was committed or executed',
+            { cause: err, remedy: 'retry with the same body and effect key' },
+          )
+        : new SvcError(
+            'unavailable',
+            'the decision could not be recorded; nothing was committed or executed',
+            {
+              cause: err,
+              // A connection lost during COMMIT cannot say whether it landed; the retry is safe
+              // either way: the effect key answers with the recorded outcome or makes it once.
+              remedy: 'retry with the same body and effect key',
+            },
+          );
+    for (const job of batch) job.reject(failure);
+  }
+}
+
+/** Thrown out of a batch of one to roll it back; the job's own error is answered. */
+class JobFailed extends Error {}

@@ -1,0 +1,176 @@
+import pg from 'pg';
+import { SvcError } from '../../core/errors.js';
+import { redactSecrets, redactUrl } from './connection-url.js';
+
+/** What a repository method runs inside `PgDb.tx`: queries on the transaction's one connection. */
+export interface PgTx {
+  query<R>(sql: string, params?: unknown[]): Promise<R[]>;
+}
+
+export interface PgOptions {
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Server-side limit per statement, ms (default 30 000). Waiting for a lock counts. */
+  statementTimeoutMs?: number;
+  /** How long to wait for a connection, ms (default 10 000). */
+  connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity, so an operator can tell replicas apart. */
+  applicationName?: string;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * One PostgreSQL database through a `pg.Pool`. BIGINT columns come back as strings (the
+ * driver's default, kept on purpose: micros exceed 2^53): adapters convert them.
+ * `query` runs on any pooled connection (autocommit); `tx` runs one READ COMMITTED
+ * transaction on one connection and rolls back when `fn` throws.
+ */
+export class PgDb {
+  readonly pool: pg.Pool;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    opts: PgOptions = {},
+  ) {
+    const size = opts.poolSize ?? DEFAULT_POOL_SIZE;
+    if (!Number.isInteger(size) || size < 1 || size > 1000) {
+      throw new SvcError('usage', `the pool size must be an integer from 1 to 1000, got ${String(size)}`, {
+        field: 'poolSize',
+      });
+    }
+    const statementTimeout = opts.statementTimeoutMs ?? 30_000;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: size,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
+      statement_timeout: statementTimeout,
+      // A transaction left open by a stuck client would hold tenant locks: the server ends it.
+      idle_in_transaction_session_timeout: Math.max(statementTimeout * 2, 60_000),
+      application_name: opts.applicationName ?? 'svc',
+    });
+    // An idle pooled connection that the server drops (restart, failover) emits 'error' on the
+    // pool; unhandled it would crash the daemon. The pool discards that client by itself.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Open a pool and prove the server answers, so a wrong URL fails at start, not on the first request. */
+  static async connect(url: string, opts: PgOptions = {}): Promise<PgDb> {
+    const db = new PgDb(url, opts);
+    try {
+      await db.pool.query('SELECT 1');
+    } catch (err) {
+      await db.close();
+      throw db.describe(err, `cannot connect to the database ${redactUrl(url)}`);
+    }
+    return db;
+  }
+
+  /** The URL with its password hidden: the only form any message may show. */
+  get redactedUrl(): string {
+    return redactUrl(this.url);
+  }
+
+  async query<R>(sql: string, params?: unknown[]): Promise<R[]> {
+    const result = await this.pool.query(sql, params as unknown[]);
+    return result.rows as R[];
+  }
+
+  async tx<T>(fn: (c: PgTx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    // A checked-out connection the server drops emits 'error' on the client, which the pool
+    // only handles while idle: without a listener the process would crash. The failed query
+    // rejects on its own, so the event needs no action.
+    client.on('error', ignore);
+    const tx: PgTx = {
+      query: async <R>(sql: string, params?: unknown[]) =>
+        (await client.query(sql, params as unknown[])).rows as R[],
+    };
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      client.off('error', ignore);
+      client.release();
+      return value;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+        client.off('error', ignore);
+        client.release();
+      } catch (rollbackErr) {
+        // The connection is broken: destroy it rather than hand it to the next caller.
+        client.off('error', ignore);
+        client.release(rollbackErr as Error);
+      }
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** A connection failure as `unavailable`, its message free of the URL's password. */
+  private describe(err: unknown, context: string): SvcError {
+    const message = redactSecrets((err as Error).message ?? String(err), this.url);
+    const mapped = pgStoreError(err, 'the database');
+    if (mapped instanceof SvcError)
+      return new SvcError(mapped.kind, `${context}: ${message}`, { cause: err });
+    return new SvcError('unavailable', `${context}: ${message}`, { cause: err });
+  }
+}
+
+function ignore(): void {}
+
+/** SQLSTATE classes and socket errors that mean the server cannot be reached or is going away. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '3D000', // invalid_catalog_name: the database in the URL does not exist
+  '28000', // invalid_authorization_specification
+  '28P01', // invalid_password
+]);
+
+/** Failures a retry may cure: a statement that hit its timeout, a serialization conflict, a deadlock. */
+const RETRY_CODES = new Set(['57014', '40001', '40P01', '55P03']);
+
+/**
+ * Translate PostgreSQL failures into the coded family, as storeError does for SQLite;
+ * anything unexpected is returned unchanged (and surfaces as internal).
+ */
+export function pgStoreError(err: unknown, what: string): unknown {
+  if (err instanceof SvcError) return err;
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (code === '23505') return new SvcError('already_exists', `${what} already exists`, { cause: err });
+  if (code === '23503') {
+    return new SvcError('not_found', `${what} refers to something that does not exist`, { cause: err });
+  }
+  if (RETRY_CODES.has(code))
+    return new SvcError('unavailable', 'the database is busy; try again', { cause: err });
+  if (CONNECTION_CODES.has(code) || code.startsWith('08') || isDroppedConnection(err)) {
+    return new SvcError('unavailable', 'the database is unreachable; try again', { cause: err });
+  }
+  return err;
+}
+
+/** node-postgres reports a connection lost mid-query, or a pool wait that timed out, without a code. */
+function isDroppedConnection(err: unknown): boolean {
+  const message = (err as Error | undefined)?.message ?? '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+    message,
+  );
+}

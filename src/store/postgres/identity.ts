@@ -1,0 +1,136 @@
+import type { Actor, ActorKind, Role } from '../../core/actor.js';
+import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { insertKey } from './keys.js';
+import { insertToken } from './tokens.js';
+
+export interface ActorRow {
+  tenant_id: string;
+  id: string;
+  kind: ActorKind;
+  roles: string;
+  manager_id: string | null;
+  cert_subject: string | null;
+  display_name: string | null;
+  chat_user_id: string | null;
+  collab_user_id: string | null;
+  created_at: string;
+}
+
+export function toActor(r: ActorRow): Actor {
+  return {
+    tenantId: r.tenant_id,
+    id: r.id,
+    kind: r.kind,
+    roles: JSON.parse(r.roles) as Role[],
+    managerId: r.manager_id,
+    certSubject: r.cert_subject,
+    displayName: r.display_name,
+    ...(r.chat_user_id ? { chatUserId: r.chat_user_id } : {}),
+    ...(r.collab_user_id ? { collabUserId: r.collab_user_id } : {}),
+    createdAt: r.created_at,
+  };
+}
+
+export async function insertActor(tx: PgTx, a: Actor): Promise<void> {
+  await tx.query(
+    `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, chat_user_id,
+       collab_user_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      a.tenantId,
+      a.id,
+      a.kind,
+      JSON.stringify(a.roles),
+      a.managerId,
+      a.certSubject,
+      a.displayName,
+      a.chatUserId ?? null,
+      a.collabUserId ?? null,
+      a.createdAt,
+    ],
+  );
+}
+
+export class PgTenants implements TenantRepo {
+  constructor(private readonly db: PgDb) {}
+
+  async create(input: NewTenant): Promise<void> {
+    try {
+      await this.db.tx(async (tx) => {
+        await tx.query('INSERT INTO tenants (id, created_at) VALUES ($1, $2)', [
+          input.tenant.id,
+          input.tenant.createdAt,
+        ]);
+        await insertKey(tx, { ...input.signingKey, status: 'active', retiredAt: null });
+        if (input.admin) await insertActor(tx, input.admin);
+        if (input.adminToken) await insertToken(tx, input.adminToken);
+      });
+    } catch (err) {
+      throw pgStoreError(err, `tenant ${input.tenant.id}`);
+    }
+  }
+
+  async get(id: string): Promise<Tenant | undefined> {
+    const [r] = await this.db.query<{ id: string; created_at: string }>(
+      'SELECT id, created_at FROM tenants WHERE id = $1',
+      [id],
+    );
+    return r && { id: r.id, createdAt: r.created_at };
+  }
+
+  async list(): Promise<Tenant[]> {
+    const rows = await this.db.query<{ id: string; created_at: string }>(
+      'SELECT id, created_at FROM tenants ORDER BY id',
+    );
+    return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
+  }
+}
+
+export class PgActors implements ActorRepo {
+  constructor(private readonly db: PgDb) {}
+
+  async add(actor: Actor): Promise<void> {
+    try {
+      await this.db.tx((tx) => insertActor(tx, actor));
+    } catch (err) {
+      throw pgStoreError(err, describeConflict(err, actor));
+    }
+  }
+
+  async get(tenantId: string, id: string): Promise<Actor | undefined> {
+    const [r] = await this.db.query<ActorRow>('SELECT * FROM actors WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+    ]);
+    return r && toActor(r);
+  }
+
+  async list(tenantId: string): Promise<Actor[]> {
+    const rows = await this.db.query<ActorRow>('SELECT * FROM actors WHERE tenant_id = $1 ORDER BY id', [
+      tenantId,
+    ]);
+    return rows.map(toActor);
+  }
+
+  async findByCertSubject(subject: string): Promise<Actor | undefined> {
+    const [r] = await this.db.query<ActorRow>('SELECT * FROM actors WHERE cert_subject = $1', [subject]);
+    return r && toActor(r);
+  }
+}
+
+/** What an insert collided with, named by the unique index PostgreSQL reports (as the SQLite adapter words it). */
+function describeConflict(err: unknown, actor: Actor): string {
+  const { code, constraint } = err as { code?: string; constraint?: string };
+  if (code !== '23505') return `actor ${actor.id} in tenant ${actor.tenantId}`;
+  if (constraint === 'actors_chat_user') {
+    return `an actor with chat user id ${actor.chatUserId ?? ''} in tenant ${actor.tenantId}`;
+  }
+  if (constraint === 'actors_collab_user') {
+    return `an actor with collaboration user id ${actor.collabUserId ?? ''} in tenant ${actor.tenantId}`;
+  }
+  if (actor.certSubject !== null) {
+    return `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`;
+  }
+  return `actor ${actor.id} in tenant ${actor.tenantId}`;
+}

@@ -1,0 +1,99 @@
+import {
+  journalWrite,
+  type Appended,
+  type JournalAppend,
+  type JournalWrite,
+} from '../../evidence/journal-append.js';
+import type { LogState } from '../../evidence/journal-entry.js';
+import { sha256 } from '../../evidence/node-crypto.js';
+import type { PgTx } from './database.js';
+import { writeAll, type WritePart } from './write-parts.js';
+
+/** A tenant's stored log state; undefined before its first entry. */
+export async function readLogState(tx: PgTx, tenantId: string): Promise<LogState | undefined> {
+  const [row] = await tx.query<{ size: string; chain_hash: string; frontier: string }>(
+    'SELECT size, chain_hash, frontier FROM journal_state WHERE tenant_id = $1',
+    [tenantId],
+  );
+  if (row === undefined) return undefined;
+  return {
+    size: Number(row.size),
+    chainHash: row.chain_hash,
+    frontier: JSON.parse(row.frontier) as LogState['frontier'],
+  };
+}
+
+/**
+ * The rows of one append (evidence/journal-append.ts computed them): the entry, the Merkle
+ * subtrees it completed and the tenant's new log state, as writes for one statement.
+ */
+export function journalParts(w: JournalWrite): WritePart[] {
+  const r = w.row;
+  const parts: WritePart[] = [
+    {
+      what: 'the journal entry',
+      sql: `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
+          capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+      params: [
+        r.tenantId,
+        r.sequence,
+        r.kind,
+        r.receiptId,
+        r.taskId,
+        r.record,
+        r.recordHash,
+        r.intentId,
+        r.actorId,
+        r.capability,
+        r.tier,
+        r.allowed,
+        r.grantId,
+        r.amountMicros.toString(),
+        r.occurredAt,
+        r.linkedAt,
+        r.tombstone,
+        r.leaf,
+        r.chainHash,
+      ],
+    },
+  ];
+  // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
+  if (w.subtrees.length > 0) {
+    parts.push({
+      what: 'the Merkle subtrees',
+      sql: `INSERT INTO merkle_nodes (tenant_id, level, idx, hash)
+        SELECT $1, n.level, n.idx, n.hash FROM unnest($2::bigint[], $3::bigint[], $4::bytea[]) AS n(level, idx, hash)`,
+      params: [
+        r.tenantId,
+        w.subtrees.map((n) => n.level),
+        w.subtrees.map((n) => n.index),
+        w.subtrees.map((n) => Buffer.from(n.hash)),
+      ],
+    });
+  }
+  parts.push({
+    what: 'the log state',
+    sql: `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash,
+        frontier = excluded.frontier`,
+    params: [r.tenantId, w.state.size, w.state.chainHash, w.frontierText],
+    exactlyOne: true,
+  });
+  return parts;
+}
+
+/**
+ * Append one record to a tenant's journal inside the caller's transaction, together with
+ * the state change it records. What is written is computed by `journalWrite`
+ * (evidence/journal-append.ts, the one place a hashed record is built); this only stores
+ * it. The caller holds the tenant's advisory lock (locks.ts), taken before anything was
+ * read: that keeps sequences contiguous and the chain and Merkle frontier linear when
+ * several replicas append at once. The primary key (tenant_id, sequence) is the backstop:
+ * a missing lock fails the append, never forks the log.
+ */
+export async function appendJournal(tx: PgTx, a: JournalAppend, linkedAt: string): Promise<Appended> {
+  const w = journalWrite(await readLogState(tx, a.tenantId), a, linkedAt, sha256);
+  await writeAll(tx, journalParts(w));
+  return w.appended;
+}

@@ -1,0 +1,143 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * A private PostgreSQL server for one test run, in `root` (a fresh temporary directory):
+ * initdb as the `postgres` OS user when we run as root (the server refuses root), listening
+ * on 127.0.0.1 only at a port the OS picked, its unix socket inside `root`, trust
+ * authentication on loopback only, fsync left on (durability is what the tests check).
+ */
+export async function startServer(root: string, opts: { ownerPid?: number } = {}): Promise<{ url: string }> {
+  const bin = serverBinDir();
+  const asServer = serverUser(root);
+  const data = join(root, 'data');
+  // --no-sync only skips initdb's final flush of the new cluster files; the running server
+  // keeps fsync and synchronous_commit on.
+  run(asServer, join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth-host=trust',
+    '--auth-local=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-sync',
+  ]);
+  let lastError = '';
+  // The port is free when the OS names it; another process may take it before the server
+  // binds, so a failed start is retried on a new port.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const options = [
+      '-c listen_addresses=127.0.0.1',
+      `-c port=${port}`,
+      `-c unix_socket_directories=${root}`,
+      '-c fsync=on',
+      '-c max_connections=300',
+    ].join(' ');
+    const started = runStatus(asServer, join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(root, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      options,
+      'start',
+    ]);
+    if (started.ok) {
+      if (opts.ownerPid !== undefined) watch(opts.ownerPid, asServer, join(bin, 'pg_ctl'), root);
+      return { url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+    }
+    lastError = `${started.output}\n${tail(join(root, 'server.log'))}`;
+  }
+  throw new Error(`the test PostgreSQL server did not start: ${lastError}`);
+}
+
+/** Stop the server started in `root`, if one is running. */
+export function stopServer(root: string): void {
+  const data = join(root, 'data');
+  if (!existsSync(join(data, 'postmaster.pid'))) return;
+  const bin = serverBinDir();
+  runStatus(serverUser(root), join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+}
+
+/**
+ * A test run that is killed never reaches its teardown; on a shared machine its server
+ * would run on. A detached watchdog stops the server and removes `root` once `ownerPid`
+ * (the test runner) is gone; after a normal teardown it finds nothing left to do.
+ */
+function watch(ownerPid: number, prefix: string[], pgCtl: string, root: string): void {
+  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const stop = [...prefix, pgCtl, '-D', join(root, 'data'), '-m', 'immediate', 'stop'].map(q).join(' ');
+  const script = `while kill -0 ${ownerPid} 2>/dev/null; do sleep 2; done; ${stop} >/dev/null 2>&1; rm -rf ${q(root)}`;
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  child.unref();
+}
+
+/** The newest installed PostgreSQL's server binaries (Debian keeps them off PATH). */
+export function serverBinDir(): string {
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v) && existsSync(join(debian, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(debian, versions[0], 'bin');
+  }
+  const viaConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
+  const dir = viaConfig.status === 0 ? viaConfig.stdout.trim() : '';
+  if (dir && existsSync(join(dir, 'initdb'))) return dir;
+  throw new Error('no PostgreSQL server binaries found (install the Debian package postgresql)');
+}
+
+/** The command prefix that runs a server binary as a user PostgreSQL accepts. */
+function serverUser(root: string): string[] {
+  if (process.getuid?.() !== 0) return [];
+  const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+  if (id.status !== 0 || gid.status !== 0) {
+    throw new Error('running as root and there is no postgres OS user to run the server as');
+  }
+  chownSync(root, Number(id.stdout.trim()), Number(gid.stdout.trim()));
+  return ['runuser', '-u', 'postgres', '--'];
+}
+
+function run(prefix: string[], cmd: string, args: string[]): void {
+  const r = runStatus(prefix, cmd, args);
+  if (!r.ok) throw new Error(`${cmd} failed: ${r.output}`);
+}
+
+function runStatus(prefix: string[], cmd: string, args: string[]): { ok: boolean; output: string } {
+  const argv = [...prefix, cmd, ...args];
+  const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8', timeout: 120_000 });
+  return {
+    ok: r.status === 0,
+    output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
+  } catch {
+    return '';
+  }
+}
