@@ -19,7 +19,7 @@ import type {
   Keyset,
   KeysetPage,
 } from '../query-ports.js';
-import { toActor, type ActorRow } from '../sqlite/identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { keysetPage } from '../sqlite/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';

@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import type { ChannelConfig, ChannelKind } from '../../core/channel.js';
 import type { ChannelRepo } from '../access-ports.js';
-import { toActor, type ActorRow } from './identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { pgStoreError, type PgDb } from './database.js';
 
 interface ChannelRow {

@@ -11,7 +11,8 @@ import type {
   ManagerCardStore,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts, type CardRow } from './access-reads.js';
+import { facts, type CardRow } from '../rows/access.js';
+import { AccessReads } from './access-reads.js';
 import { pgStoreError, type PgDb } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { lockTenant } from './locks.js';

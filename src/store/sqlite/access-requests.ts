@@ -9,7 +9,8 @@ import type {
   NewAccessRequest,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts } from './access-reads.js';
+import { facts } from '../rows/access.js';
+import { AccessReads } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';

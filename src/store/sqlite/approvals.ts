@@ -20,7 +20,7 @@ import type {
   KeysetPage,
 } from '../query-ports.js';
 import { storeError, type Db } from './database.js';
-import { toActor, type ActorRow } from './identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from './keyset.js';
 import { writeTransaction } from './write-lock.js';

@@ -2,7 +2,7 @@ import type { Actor } from '../../core/actor.js';
 import type { ChannelConfig, ChannelKind } from '../../core/channel.js';
 import type { ChannelRepo } from '../access-ports.js';
 import { prep, storeError, type Db } from './database.js';
-import { toActor, type ActorRow } from './identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { writeTransaction } from './write-lock.js';
 
 interface ChannelRow {
