@@ -3,7 +3,8 @@ import { formatUsd } from '../../core/money.js';
 import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
-import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import { withAttestations } from './anchors.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 
 /** Rows per fetch: large enough to amortise a round trip, small enough that memory stays flat. */

@@ -2,7 +2,8 @@ import { formatUsd } from '../../core/money.js';
 import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
-import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import { withAttestations } from './anchors.js';
 import { openDatabase, type Db } from './database.js';
 
 /** Rows per read: large enough to amortise a query, small enough that memory stays flat. */
@@ -122,7 +123,7 @@ class SqliteJournalSnapshot implements JournalSnapshot {
         const entry = entryLineOf(row);
         batch.push(entry);
         after = entry.sequence;
-        while (anchors.length > 0 && anchors[0]!.tree_size <= after) {
+        while (anchors.length > 0 && Number(anchors[0]!.tree_size) <= after) {
           const a = withAttestations(this.db, toStoredHead(anchors.shift()!));
           if (a.head.tree_size !== opts.skipAnchorAt) batch.push(anchorLine(a.head, a.keyId, a));
           if (anchors.length === 0) anchors = this.anchorPage(a.head.tree_size, size);
