@@ -9,7 +9,16 @@ import type {
   NewAccessRequest,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts } from './access-reads.js';
+import { facts } from '../rows/access.js';
+import {
+  checkDeciders,
+  checkNotHeldOrPending,
+  checkRequestable,
+  requestedEntry,
+  requestRevokedEntry,
+  type RequestableRow,
+} from '../rows/access-request.js';
+import { AccessReads } from './access-reads.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
 
@@ -17,8 +26,6 @@ import { lockTenant } from './locks.js';
 const HOLDS = `SELECT 1 FROM permissions WHERE tenant_id = $1 AND actor_id = $2 AND capability = $3
   UNION ALL SELECT 1 FROM entitlements WHERE tenant_id = $1 AND actor_id = $2 AND capability = $3
     AND revoked_at IS NULL AND expires_at > $4`;
-
-const CATALOGUE = 'GET /v1/catalogue lists the capabilities you can request';
 
 export class PgAccessRequests implements AccessRequestStore {
   constructor(private readonly db: PgDb) {}
@@ -45,47 +52,26 @@ export class PgAccessRequests implements AccessRequestStore {
     return this.run(tenantId, `access request for ${capability}`, async (tx, reads) => {
       const requester = await reads.actor(tenantId, actorId);
       if (!requester) throw new SvcError('forbidden', `${actorId} is not a registered actor of this tenant`);
-      const [cap] = await tx.query<{ requestable: number; owners: string; tier: string }>(
-        'SELECT requestable, owners, tier FROM capabilities WHERE tenant_id = $1 AND name = $2',
-        [tenantId, capability],
+      const cap = checkRequestable(
+        capability,
+        (
+          await tx.query<RequestableRow>(
+            'SELECT requestable, owners, tier FROM capabilities WHERE tenant_id = $1 AND name = $2',
+            [tenantId, capability],
+          )
+        )[0],
       );
-      if (!cap || Number(cap.requestable) !== 1) {
-        throw new SvcError(
-          'forbidden',
-          `${capability} is not in your catalogue: ${cap ? 'it is not requestable' : 'no such capability is registered'}`,
-          { code: 'not_in_catalogue', field: 'capability', remedy: CATALOGUE },
-        );
-      }
-      if ((await tx.query(HOLDS, [tenantId, actorId, capability, at])).length > 0) {
-        throw new SvcError('conflict', `you already hold ${capability}`, {
-          code: 'already_held',
-          remedy: 'GET /v1/capabilities lists what you hold',
-        });
-      }
+      const held = (await tx.query(HOLDS, [tenantId, actorId, capability, at])).length > 0;
       const [open] = await tx.query<{ id: string }>(
         `SELECT id FROM access_requests WHERE tenant_id = $1 AND actor_id = $2 AND capability = $3 AND status = 'pending'`,
         [tenantId, actorId, capability],
       );
-      if (open) {
-        throw new SvcError('conflict', `access request ${open.id} for ${capability} is already pending`, {
-          code: 'request_pending',
-          remedy: `wait for its decision (\`svc access show ${open.id}\`), or revoke it first (\`svc access revoke ${open.id}\`)`,
-        });
-      }
+      checkNotHeldOrPending(capability, held, open);
       const recipients = [];
       for (const r of cardRecipients(requester, JSON.parse(cap.owners) as string[])) {
         if ((await reads.actor(tenantId, r.recipientId))?.kind === 'human') recipients.push(r);
       }
-      if (recipients.length === 0) {
-        throw new SvcError(
-          'conflict',
-          `nobody can decide a request for ${capability}: you have no manager and it has no owner`,
-          {
-            code: 'no_decider',
-            remedy: 'ask an administrator to name an owner: svc capability register … --owner <human>',
-          },
-        );
-      }
+      checkDeciders(capability, recipients);
       const id = randomId('acr');
       await tx.query(
         `INSERT INTO access_requests (tenant_id, id, actor_id, capability, reason, duration_seconds, status, created_at)
@@ -99,22 +85,7 @@ export class PgAccessRequests implements AccessRequestStore {
           [tenantId, randomId('card'), id, r.recipientId, r.role, at],
         );
       }
-      const receipt = await appendAccessRecord(tx, {
-        tenantId,
-        step: 'requested',
-        actorId,
-        subjectId: id,
-        capability,
-        tier: Number(cap.tier),
-        at,
-        fields: {
-          access_request_id: id,
-          requester_id: actorId,
-          access_reason: input.reason,
-          duration_seconds: input.durationSeconds,
-          recipients: recipients.map((r) => r.recipientId),
-        },
-      });
+      const receipt = await appendAccessRecord(tx, requestedEntry(input, id, cap, recipients));
       return { request: await reads.record((await reads.request(tenantId, id))!, input.at), receipt };
     });
   }
@@ -158,22 +129,7 @@ export class PgAccessRequests implements AccessRequestStore {
           [when, viewer.id, viewer.tenantId, row.entitlement_id],
         );
       }
-      const receipt = await appendAccessRecord(tx, {
-        tenantId: viewer.tenantId,
-        step: 'revoked',
-        actorId: viewer.id,
-        subjectId: id,
-        capability: row.capability,
-        tier: row.tier ?? 0,
-        at: when,
-        fields: {
-          access_request_id: id,
-          requester_id: row.actor_id,
-          previous_status: row.status,
-          entitlement_id: row.entitlement_id,
-          note,
-        },
-      });
+      const receipt = await appendAccessRecord(tx, requestRevokedEntry(row, viewer, when, note));
       return { request: await reads.record((await reads.request(viewer.tenantId, id))!, at), receipt };
     });
   }

@@ -1,36 +1,13 @@
 import { SvcError } from '../../core/errors.js';
 import type { Timestamp, Witness } from '../../evidence/export-line.js';
 import { logHead } from '../../evidence/log-head.js';
-import { logIdFor } from '../../evidence/log-id.js';
 import { sha256 } from '../../evidence/node-crypto.js';
-import { signTreeHead, type TreeHead } from '../../evidence/tree-head.js';
+import { signTreeHead } from '../../evidence/tree-head.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { readLogState } from './journal.js';
 import { lockTenant } from './locks.js';
-
-export interface AnchorRow {
-  tenant_id: string;
-  tree_size: string;
-  root_hash: string;
-  signed_at: string;
-  signature: string;
-  key_id: string;
-  algorithm: 'ed25519';
-}
-
-export function toStoredHead(r: AnchorRow): StoredHead {
-  const size = Number(r.tree_size);
-  const head: TreeHead = {
-    log_id: logIdFor(r.tenant_id, sha256),
-    index: size,
-    root_hash: r.root_hash,
-    tree_size: size,
-    signed_at: r.signed_at,
-    signature: r.signature,
-  };
-  return { tenantId: r.tenant_id, head, keyId: r.key_id, algorithm: r.algorithm };
-}
 
 export class PgAnchors implements AnchorRepo {
   constructor(private readonly db: PgDb) {}

@@ -1,12 +1,9 @@
 import type { Actor } from '../../core/actor.js';
 import {
   decisionRefusal,
-  effectiveStatus,
   readsAllApprovals,
   readsApproval,
-  type ApprovalFacts,
   type ApprovalStatus,
-  type StoredApprovalStatus,
 } from '../../core/approval.js';
 import { SvcError } from '../../core/errors.js';
 import { approvalRecord } from '../../core/records/approval-record.js';
@@ -19,33 +16,12 @@ import type {
   Keyset,
   KeysetPage,
 } from '../query-ports.js';
-import { toActor, type ActorRow } from '../sqlite/identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
+import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
 import { keysetPage } from '../sqlite/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
-
-interface ApprovalRow {
-  id: string;
-  status: StoredApprovalStatus;
-  intent_id: string;
-  task_id: string;
-  step: string;
-  capability: string;
-  action: string;
-  requester_id: string;
-  amount_micros: string;
-  request_digest: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  channel: string | null;
-  note: string | null;
-  expires_at: string;
-  created_at: string;
-  intent: string | null;
-  approvers: string | null;
-  tier: string | null;
-}
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
 const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
@@ -56,41 +32,6 @@ const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capabil
      WHERE i.tenant_id = a.tenant_id AND i.id = a.intent_id) AS intent,
     c.approvers, c.tier
   FROM approvals a LEFT JOIN capabilities c ON c.tenant_id = a.tenant_id AND c.name = a.capability`;
-
-const facts = (r: ApprovalRow): ApprovalFacts => ({
-  id: r.id,
-  status: r.status,
-  requesterId: r.requester_id,
-  capability: r.capability,
-  decidedBy: r.decided_by,
-  decidedAt: r.decided_at,
-  expiresAt: r.expires_at,
-});
-
-const namedApprovers = (r: ApprovalRow): string[] =>
-  r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
-
-function toRecord(r: ApprovalRow, now: Date): ApprovalRecord {
-  return {
-    id: r.id,
-    status: effectiveStatus(facts(r), now),
-    intentId: r.intent_id,
-    taskId: r.task_id,
-    step: r.step,
-    capability: r.capability,
-    action: r.action,
-    requesterId: r.requester_id,
-    amountMicros: BigInt(r.amount_micros),
-    requestDigest: r.request_digest,
-    intent: r.intent,
-    decidedBy: r.decided_by,
-    decidedAt: r.decided_at,
-    channel: r.channel,
-    note: r.note,
-    expiresAt: r.expires_at,
-    createdAt: r.created_at,
-  };
-}
 
 async function one(tx: Pick<PgTx, 'query'>, tenantId: string, id: string): Promise<ApprovalRow | undefined> {
   const [row] = await tx.query<ApprovalRow>(`${SELECT} WHERE a.tenant_id = $1 AND a.id = $2`, [tenantId, id]);
@@ -131,14 +72,16 @@ export class PgApprovals implements Approvals {
     return keysetPage(
       rows,
       page.limit,
-      (r) => toRecord(r, now),
+      (r) => toApprovalRecord(r, now),
       (item) => ({ createdAt: item.createdAt, id: item.id }),
     );
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
     const row = await one(this.db, viewer.tenantId, id);
-    return row && readsApproval(viewer, facts(row), namedApprovers(row)) ? toRecord(row, now) : undefined;
+    return row && readsApproval(viewer, approvalFacts(row), namedApprovers(row))
+      ? toApprovalRecord(row, now)
+      : undefined;
   }
 
   /**
@@ -164,7 +107,7 @@ export class PgApprovals implements Approvals {
           });
         }
         const decider = toActor(deciderRow);
-        const refusal = decisionRefusal(facts(row), decider, namedApprovers(row), input.at);
+        const refusal = decisionRefusal(approvalFacts(row), decider, namedApprovers(row), input.at);
         if (refusal) throw refusal;
         if (row.tier === null) {
           throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
@@ -199,7 +142,7 @@ export class PgApprovals implements Approvals {
         const appended = await appendJournal(tx, record, at);
         const after = (await one(tx, tenantId, approvalId))!;
         return {
-          approval: toRecord(after, input.at),
+          approval: toApprovalRecord(after, input.at),
           receiptId: record.receiptId,
           sequence: appended.sequence,
         };

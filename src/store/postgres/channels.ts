@@ -1,35 +1,9 @@
 import type { Actor } from '../../core/actor.js';
 import type { ChannelConfig, ChannelKind } from '../../core/channel.js';
 import type { ChannelRepo } from '../access-ports.js';
-import { toActor, type ActorRow } from './identity.js';
+import { channelValues, toChannel, USER_COLUMN, type ChannelRow } from '../rows/channel.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { pgStoreError, type PgDb } from './database.js';
-
-interface ChannelRow {
-  id: string;
-  tenant_id: string;
-  kind: ChannelKind;
-  signing_secret_ref: string | null;
-  openid_metadata_url: string | null;
-  app_id: string | null;
-  issuer: string | null;
-  created_at: string;
-}
-
-function toChannel(r: ChannelRow): ChannelConfig {
-  const base = { id: r.id, tenantId: r.tenant_id, createdAt: r.created_at };
-  return r.kind === 'chat'
-    ? { ...base, kind: 'chat', signingSecretRef: r.signing_secret_ref! }
-    : {
-        ...base,
-        kind: 'collab',
-        openidMetadataUrl: r.openid_metadata_url!,
-        appId: r.app_id!,
-        issuer: r.issuer!,
-      };
-}
-
-/** The user-id column each kind of channel maps its users through. */
-const USER_COLUMN: Record<ChannelKind, string> = { chat: 'chat_user_id', collab: 'collab_user_id' };
 
 export class PgChannels implements ChannelRepo {
   constructor(private readonly db: PgDb) {}
@@ -39,16 +13,7 @@ export class PgChannels implements ChannelRepo {
       await this.db.query(
         `INSERT INTO approval_channels (id, tenant_id, kind, signing_secret_ref, openid_metadata_url, app_id, issuer, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          c.id,
-          c.tenantId,
-          c.kind,
-          c.kind === 'chat' ? c.signingSecretRef : null,
-          c.kind === 'collab' ? c.openidMetadataUrl : null,
-          c.kind === 'collab' ? c.appId : null,
-          c.kind === 'collab' ? c.issuer : null,
-          c.createdAt,
-        ],
+        channelValues(c),
       );
     } catch (err) {
       throw pgStoreError(err, `approval channel ${c.id}`);

@@ -1,14 +1,6 @@
 import type { ConsoleSession, ConsoleSessionRepo } from '../console-ports.js';
+import { toSession, type SessionRow } from '../rows/console-session.js';
 import { pgStoreError, type PgDb } from './database.js';
-
-interface SessionRow {
-  tenant_id: string;
-  actor_id: string;
-  token_id: string | null;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-}
 
 export class PgConsoleSessions implements ConsoleSessionRepo {
   constructor(private readonly db: PgDb) {}
@@ -29,16 +21,7 @@ export class PgConsoleSessions implements ConsoleSessionRepo {
     const [r] = await this.db.query<SessionRow>('SELECT * FROM console_sessions WHERE id_hash = $1', [
       Buffer.from(idHash),
     ]);
-    return (
-      r && {
-        tenantId: r.tenant_id,
-        actorId: r.actor_id,
-        tokenId: r.token_id,
-        createdAt: r.created_at,
-        lastSeenAt: r.last_seen_at,
-        expiresAt: r.expires_at,
-      }
-    );
+    return r && toSession(r);
   }
 
   async touch(idHash: Uint8Array, at: string): Promise<void> {

@@ -3,33 +3,21 @@ import type { ExecutionPlan } from '../../core/constraints.js';
 import { SvcError } from '../../core/errors.js';
 import { readsFullLedger, readsTask } from '../../core/readers.js';
 import type { AdmissionLedger, ConstraintProfile, ExecutionConstraints } from '../query-ports.js';
+import {
+  checkInstallable,
+  checkRootUnused,
+  constraintProfile,
+  fullLedger,
+  notFound,
+  type AdmissionRow,
+  type RootRow,
+} from '../rows/constraints.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
 import type { PgTaskSummaryRow } from './registry-rows.js';
 import { TASK_SUMMARY_ONE, toTaskSummary } from './task-reads.js';
 
-interface RootRow {
-  id: string;
-  sponsor_id: string;
-  constraints: string | null;
-  constraints_installed_at: string | null;
-  constraints_installed_by: string | null;
-}
-
-interface AdmissionRow {
-  id: string;
-  root_id: string;
-  task_id: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  amount_micros: string;
-  created_at: string;
-}
-
 type Query = PgDb | PgTx;
-
-const notFound = (id: string) => new SvcError('not_found', `no task ${id}`);
 
 const ROOT = `SELECT id, sponsor_id, constraints, constraints_installed_at, constraints_installed_by
   FROM tasks WHERE tenant_id = $1 AND id = $2`;
@@ -58,46 +46,13 @@ export class PgConstraints implements ExecutionConstraints {
         const [row] = await tx.query<PgTaskSummaryRow>(TASK_SUMMARY_ONE, [tenant, taskId]);
         const task = row && toTaskSummary(row);
         if (!task || !readsTask(installer, task)) throw notFound(taskId);
-        if (task.sponsorId !== installer.id || installer.kind !== 'human') {
-          throw new SvcError(
-            'forbidden',
-            `only the registered human sponsor of task ${task.id} (${task.sponsorId}) installs its execution constraints`,
-            { code: 'not_sponsor', remedy: `ask ${task.sponsorId} to install the plan` },
-          );
-        }
-        if (task.parentId !== null) {
-          throw new SvcError(
-            'conflict',
-            `task ${task.id} is not a root; execution constraints are set on its root`,
-            { code: 'not_root', remedy: `install the plan on the root task ${task.rootId}` },
-          );
-        }
+        checkInstallable(installer, task);
         const [root] = await tx.query<RootRow>(ROOT, [tenant, task.id]);
-        if (root!.constraints !== null) {
-          throw new SvcError(
-            'conflict',
-            `the execution constraints of task ${task.id} were installed at ${root!.constraints_installed_at} by ${root!.constraints_installed_by} and can never be changed`,
-            { code: 'constraints_installed', remedy: 'start a new root task with its own plan' },
-          );
-        }
-        if (task.status !== 'draft') {
-          throw new SvcError(
-            'conflict',
-            `task ${task.id} is ${task.status}; plans are installed on draft tasks`,
-            { code: 'task_not_draft', remedy: 'start a new root task with its own plan' },
-          );
-        }
         const used = await tx.query(
           'SELECT 1 FROM admissions WHERE tenant_id = $1 AND root_id = $2 LIMIT 1',
           [tenant, task.id],
         );
-        if (used.length > 0) {
-          throw new SvcError(
-            'conflict',
-            `task ${task.id} already has admissions; plans are installed on unused tasks`,
-            { code: 'task_used', remedy: 'start a new root task with its own plan' },
-          );
-        }
+        checkRootUnused(task, root!, used.length > 0);
         await checkNames(tx, tenant, plan);
         const done = await tx.query(
           `UPDATE tasks SET constraints = $1, constraints_installed_at = $2, constraints_installed_by = $3,
@@ -146,18 +101,7 @@ async function describe(q: Query, viewer: Actor, taskId: string, root: RootRow):
        FROM admissions WHERE tenant_id = $1 AND root_id = $2 ORDER BY created_at COLLATE "C", id COLLATE "C"`,
       [viewer.tenantId, root.id],
     );
-    const admissions = rows.map((r) => ({
-      id: r.id,
-      rootId: r.root_id,
-      taskId: r.task_id,
-      intentId: r.intent_id,
-      actorId: r.actor_id,
-      capability: r.capability,
-      amountMicros: BigInt(r.amount_micros),
-      createdAt: r.created_at,
-    }));
-    const totalMicros = admissions.reduce((sum, a) => sum + a.amountMicros, 0n);
-    ledger = { visibility: 'full', admissions, count: admissions.length, totalMicros };
+    ledger = fullLedger(rows);
   } else {
     const own = await q.query<{ id: string }>(
       `SELECT id FROM admissions WHERE tenant_id = $1 AND root_id = $2 AND actor_id = $3
@@ -166,13 +110,5 @@ async function describe(q: Query, viewer: Actor, taskId: string, root: RootRow):
     );
     ledger = { visibility: 'own', reservationIds: own.map((r) => r.id) };
   }
-  return {
-    taskId,
-    rootId: root.id,
-    rootSponsorId: root.sponsor_id,
-    plan: root.constraints === null ? null : (JSON.parse(root.constraints) as ExecutionPlan),
-    installedAt: root.constraints_installed_at,
-    installedBy: root.constraints_installed_by,
-    ledger,
-  };
+  return constraintProfile(taskId, root, ledger);
 }

@@ -1,30 +1,13 @@
-import { SvcError } from '../../core/errors.js';
 import { executionRecord } from '../../core/records/execution-record.js';
 import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
+import { checkFinishable, executionSubject, INTERRUPTED, type ExecutionRow } from '../rows/execution.js';
 import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
-import { INTERRUPTED_REASON } from '../sqlite/executions.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgDb, PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenants } from './locks.js';
 import { ReplicaClaim, type ReplicaOwner } from './replica.js';
-
-interface Row {
-  tenant_id: string;
-  id: string;
-  intent_id: string;
-  task_id: string;
-  step: string;
-  actor_id: string;
-  capability: string;
-  action: string;
-  tier: string;
-  surface_id: string;
-  operation: string;
-  credential_ref: string;
-  state: 'pending' | 'succeeded' | 'failed' | 'unknown';
-}
 
 /** Brokered executions after their decision: the provider's outcome and its journal record. */
 export class PgExecutions implements ExecutionStore {
@@ -44,19 +27,14 @@ export class PgExecutions implements ExecutionStore {
     o: ExecutionOutcome & { sentDigest: string | null },
   ): Promise<SealedReceipt> {
     return this.queue.submit(tenantId, async (tx) => {
-      const [row] = await tx.query<Row>('SELECT * FROM executions WHERE tenant_id = $1 AND id = $2', [
-        tenantId,
-        executionId,
-      ]);
-      if (!row) throw new SvcError('not_found', `execution ${executionId} does not exist in this tenant`);
-      // 'unknown' is accepted too: start-up recovery may have judged a call that then answered.
-      if (row.state !== 'pending' && row.state !== 'unknown') {
-        throw new SvcError(
-          'conflict',
-          `the outcome of execution ${executionId} is already recorded (${row.state})`,
-        );
-      }
-      return this.seal(tx, row, o, { sent_digest: o.sentDigest, recovered: false });
+      const [row] = await tx.query<ExecutionRow>(
+        'SELECT * FROM executions WHERE tenant_id = $1 AND id = $2',
+        [tenantId, executionId],
+      );
+      return this.seal(tx, checkFinishable(row, executionId), o, {
+        sent_digest: o.sentDigest,
+        recovered: false,
+      });
     });
   }
 
@@ -82,29 +60,16 @@ export class PgExecutions implements ExecutionStore {
         tx,
         tenants.map((t) => t.tenant_id),
       );
-      const rows = await tx.query<Row>(`SELECT * FROM executions WHERE ${mine} ORDER BY created_at, id`, [
-        this.owner.replicaId,
-      ]);
+      const rows = await tx.query<ExecutionRow>(
+        `SELECT * FROM executions WHERE ${mine} ORDER BY created_at, id`,
+        [this.owner.replicaId],
+      );
       const locked = new Set(tenants.map((t) => t.tenant_id));
       let sealed = 0;
       for (const row of rows) {
         if (!locked.has(row.tenant_id)) continue; // its tenant is not locked: left for the next start
         sealed++;
-        await this.seal(
-          tx,
-          row,
-          {
-            outcome: 'unknown',
-            sent: true,
-            status: null,
-            effectId: null,
-            digest: null,
-            bytes: 0,
-            error: 'interrupted',
-            reason: INTERRUPTED_REASON,
-          },
-          { recovered: true },
-        );
+        await this.seal(tx, row, INTERRUPTED, { recovered: true });
       }
       return sealed;
     });
@@ -119,30 +84,12 @@ export class PgExecutions implements ExecutionStore {
 
   private async seal(
     tx: PgTx,
-    row: Row,
+    row: ExecutionRow,
     o: ExecutionOutcome,
     extra: Record<string, unknown>,
   ): Promise<SealedReceipt> {
     const at = this.clock().toISOString();
-    const record = executionRecord(
-      {
-        tenantId: row.tenant_id,
-        id: row.id,
-        intentId: row.intent_id,
-        taskId: row.task_id,
-        step: row.step,
-        actorId: row.actor_id,
-        capability: row.capability,
-        action: row.action,
-        tier: Number(row.tier),
-        surfaceId: row.surface_id,
-        operation: row.operation,
-        credentialRef: row.credential_ref,
-      },
-      o,
-      extra,
-      at,
-    );
+    const record = executionRecord(executionSubject(row), o, extra, at);
     await tx.query(
       `UPDATE executions SET state = $1, status = $2, effect_id = $3, digest = $4, receipt_id = $5, finished_at = $6
        WHERE tenant_id = $7 AND id = $8`,

@@ -1,53 +1,13 @@
 import type pg from 'pg';
-import { formatUsd } from '../../core/money.js';
-import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
-import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import { entryLineOf, type EntryRow } from '../rows/journal-entry.js';
+import { withAttestations } from './anchors.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 
 /** Rows per fetch: large enough to amortise a round trip, small enough that memory stays flat. */
 const PAGE = 2000;
-
-interface EntryRow {
-  tenant_id: string;
-  sequence: string;
-  record_hash: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  tier: string;
-  allowed: number;
-  grant_id: string;
-  amount_micros: string;
-  occurred_at: string;
-  linked_at: string;
-  tombstone: string | null;
-  chain_hash: string;
-  leaf: string;
-}
-
-function entryLineOf(r: EntryRow): EntryLine {
-  const line: EntryLine = {
-    type: 'entry',
-    tenant_id: r.tenant_id,
-    sequence: Number(r.sequence),
-    record_hash: r.record_hash,
-    intent_id: r.intent_id,
-    actor_id: r.actor_id,
-    capability: r.capability,
-    tier: Number(r.tier),
-    allowed: Number(r.allowed) === 1,
-    grant_id: r.grant_id,
-    amount_usd: formatUsd(BigInt(r.amount_micros)),
-    occurred_at: r.occurred_at,
-    linked_at: r.linked_at,
-    chain_hash: r.chain_hash,
-    leaf: r.leaf,
-  };
-  if (r.tombstone !== null) line.tombstone = JSON.parse(r.tombstone) as Tombstone;
-  return line;
-}
 
 /**
  * One REPEATABLE READ, READ ONLY transaction on its own pooled connection: replicas keep

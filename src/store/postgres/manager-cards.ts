@@ -1,7 +1,6 @@
-import { cardDecisionRefusal, grantedSeconds, type CardStatus } from '../../core/access.js';
+import type { CardStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
 import type {
   AccessReceipt,
   AccessRequestRecord,
@@ -11,7 +10,9 @@ import type {
   ManagerCardStore,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts, type CardRow } from './access-reads.js';
+import type { CardRow } from '../rows/access.js';
+import { cardDecisionEntry, planCardDecision } from '../rows/card-decision.js';
+import { AccessReads } from './access-reads.js';
 import { pgStoreError, type PgDb } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { lockTenant } from './locks.js';
@@ -60,75 +61,41 @@ export class PgManagerCards implements ManagerCardStore {
         );
         if (!card) throw new SvcError('not_found', `no manager card ${cardId}`);
         const row = (await reads.request(tenantId, card.request_id))!;
-        const refusal = cardDecisionRefusal(
-          facts(row),
-          { id: card.id, recipientId: card.recipient_id },
-          decider,
-          await reads.deciders(row),
-          input.at,
-        );
-        if (refusal) throw refusal;
-        if (input.decision === 'deny' && input.durationSeconds !== undefined) {
-          throw new SvcError('invalid_request', 'duration_seconds: only an approval grants a duration', {
-            field: 'duration_seconds',
-          });
-        }
-        const approve = input.decision === 'approve';
-        const seconds = approve ? grantedSeconds(row.duration_seconds, input.durationSeconds) : null;
-        const entitlementId = approve ? randomId('ent') : null;
-        const expiresAt =
-          seconds === null ? null : new Date(input.at.getTime() + seconds * 1000).toISOString();
+        const plan = planCardDecision(row, card, decider, await reads.deciders(row), input);
         const changed = await tx.query(
           `UPDATE access_requests SET status = $1, decision = $2, decided_by = $3, decided_at = $4,
              granted_seconds = $5, note = $6, entitlement_id = $7
            WHERE tenant_id = $8 AND id = $9 AND status = 'pending' RETURNING 1`,
           [
-            approve ? 'approved' : 'denied',
+            plan.status,
             input.decision,
             decider.id,
             at,
-            seconds,
+            plan.seconds,
             input.note,
-            entitlementId,
+            plan.entitlementId,
             tenantId,
             row.id,
           ],
         );
-        // cardDecisionRefusal saw it pending under this same tenant lock.
+        // planCardDecision saw it pending under this same tenant lock.
         if (changed.length !== 1) throw new Error('the access request changed under the tenant lock');
-        if (entitlementId !== null) {
+        if (plan.entitlementId !== null) {
           await tx.query(
             `INSERT INTO entitlements (tenant_id, id, actor_id, capability, access_request_id, created_at, expires_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [tenantId, entitlementId, row.actor_id, row.capability, row.id, at, expiresAt],
+            [tenantId, plan.entitlementId, row.actor_id, row.capability, row.id, at, plan.expiresAt],
           );
         }
-        const receipt = await appendAccessRecord(tx, {
-          tenantId,
-          step: approve ? 'approved' : 'denied',
-          actorId: decider.id,
-          subjectId: row.id,
-          capability: row.capability,
-          tier: row.tier ?? 0,
-          at,
-          fields: {
-            access_request_id: row.id,
-            card_id: card.id,
-            requester_id: row.actor_id,
-            decision: input.decision,
-            duration_seconds: row.duration_seconds,
-            granted_seconds: seconds,
-            entitlement_id: entitlementId,
-            expires_at: expiresAt,
-            note: input.note,
-          },
-        });
+        const receipt = await appendAccessRecord(tx, cardDecisionEntry(row, card, decider, input, plan));
         const after = (await reads.request(tenantId, row.id))!;
         return {
           card: reads.cardRecord(card, after, input.at),
           request: await reads.record(after, input.at),
           entitlement:
-            entitlementId === null ? null : (await entitlementById(tx, tenantId, entitlementId, input.at))!,
+            plan.entitlementId === null
+              ? null
+              : (await entitlementById(tx, tenantId, plan.entitlementId, input.at))!,
           receipt,
         };
       });

@@ -1,16 +1,6 @@
 import type { Permission, PermissionRepo, PutResult } from '../registry-ports.js';
+import { toPermission, type PermissionRow } from '../rows/permission.js';
 import { pgStoreError, type PgDb } from './database.js';
-
-interface PermissionRow {
-  tenant_id: string;
-  actor_id: string;
-  capability: string;
-  granted_at: string;
-}
-
-function toPermission(r: PermissionRow): Permission {
-  return { tenantId: r.tenant_id, actorId: r.actor_id, capability: r.capability, grantedAt: r.granted_at };
-}
 
 export class PgPermissions implements PermissionRepo {
   constructor(private readonly db: PgDb) {}

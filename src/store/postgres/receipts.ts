@@ -1,34 +1,15 @@
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { formatUsd } from '../../core/money.js';
 import { readsWholeTenant } from '../../core/readers.js';
-import { publishReceipt, type PublishedReceipt } from '../../core/receipt.js';
-import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
+import type { PublishedReceipt } from '../../core/receipt.js';
+import type { EntryLine } from '../../evidence/export-line.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
+import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
 import { keysetPage } from '../sqlite/keyset.js';
 import type { PgDb } from './database.js';
 
-interface JournalSelectRow {
-  tenant_id: string;
-  receipt_id: string;
-  sequence: string;
-  kind: string;
-  task_id: string | null;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  tier: string;
-  allowed: number;
-  grant_id: string;
-  amount_micros: string;
-  occurred_at: string;
-  linked_at: string;
-  record_hash: string;
-  chain_hash: string;
-  leaf: string;
-  record: string;
-  tombstone: string | null;
-}
+/** A journal row with every column both a receipt and an entry line are made of. */
+type JournalSelectRow = ReceiptRow & EntryRow;
 
 const COLUMNS = `j.tenant_id, j.receipt_id, j.sequence, j.kind, j.task_id, j.intent_id, j.actor_id, j.capability,
   j.tier, j.allowed, j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.record_hash, j.chain_hash, j.leaf,
@@ -38,50 +19,6 @@ const COLUMNS = `j.tenant_id, j.receipt_id, j.sequence, j.kind, j.task_id, j.int
 // $1 tenant, $2 reads the whole tenant, $3 viewer.
 const READABLE = `($2 OR j.actor_id = $3 OR EXISTS (SELECT 1 FROM tasks t
   WHERE t.tenant_id = j.tenant_id AND t.id = j.task_id AND t.sponsor_id = $3))`;
-
-function publish(r: JournalSelectRow): PublishedReceipt {
-  return publishReceipt({
-    receiptId: r.receipt_id,
-    sequence: Number(r.sequence),
-    kind: r.kind,
-    taskId: r.task_id,
-    intentId: r.intent_id,
-    actorId: r.actor_id,
-    capability: r.capability,
-    allowed: Number(r.allowed) === 1,
-    grantId: r.grant_id,
-    amountMicros: BigInt(r.amount_micros),
-    occurredAt: r.occurred_at,
-    linkedAt: r.linked_at,
-    recordHash: r.record_hash,
-    leaf: r.leaf,
-    record: r.record,
-    tombstone: r.tombstone,
-  });
-}
-
-/** The entry line of a journal row, as the SQLite adapter and the export write it. */
-function entryLineOf(r: JournalSelectRow): EntryLine {
-  const line: EntryLine = {
-    type: 'entry',
-    tenant_id: r.tenant_id,
-    sequence: Number(r.sequence),
-    record_hash: r.record_hash,
-    intent_id: r.intent_id,
-    actor_id: r.actor_id,
-    capability: r.capability,
-    tier: Number(r.tier),
-    allowed: Number(r.allowed) === 1,
-    grant_id: r.grant_id,
-    amount_usd: formatUsd(BigInt(r.amount_micros)),
-    occurred_at: r.occurred_at,
-    linked_at: r.linked_at,
-    chain_hash: r.chain_hash,
-    leaf: r.leaf,
-  };
-  if (r.tombstone !== null) line.tombstone = JSON.parse(r.tombstone) as Tombstone;
-  return line;
-}
 
 export class PgReceipts implements Receipts {
   constructor(private readonly db: PgDb) {}

@@ -1,13 +1,6 @@
 import type { SecretRepo, StoredSecret } from '../integration-ports.js';
+import { toStoredSecret, type SecretRow } from '../rows/secret.js';
 import { pgStoreError, type PgDb } from './database.js';
-
-interface Row {
-  name: string;
-  key_id: string;
-  sealed: Buffer;
-  created_at: string;
-  updated_at: string;
-}
 
 /** Sealed secret bytes only: the key that opens them is never in the database. */
 export class PgSecrets implements SecretRepo {
@@ -35,7 +28,7 @@ export class PgSecrets implements SecretRepo {
   }
 
   async get(tenantId: string, name: string): Promise<{ keyId: string; sealed: Uint8Array } | undefined> {
-    const [r] = await this.db.query<Row>('SELECT * FROM secrets WHERE tenant_id = $1 AND name = $2', [
+    const [r] = await this.db.query<SecretRow>('SELECT * FROM secrets WHERE tenant_id = $1 AND name = $2', [
       tenantId,
       name,
     ]);
@@ -43,16 +36,11 @@ export class PgSecrets implements SecretRepo {
   }
 
   async list(tenantId: string): Promise<StoredSecret[]> {
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query<SecretRow>(
       'SELECT * FROM secrets WHERE tenant_id = $1 ORDER BY name COLLATE "C"',
       [tenantId],
     );
-    return rows.map((r) => ({
-      name: r.name,
-      keyId: r.key_id,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    }));
+    return rows.map(toStoredSecret);
   }
 
   async delete(tenantId: string, name: string): Promise<boolean> {

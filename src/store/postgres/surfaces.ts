@@ -1,36 +1,19 @@
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
 import { integrationOpRecord } from '../../core/records/integration-op-record.js';
 import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
+import {
+  currentSurface,
+  revocation,
+  rotation,
+  toSurfaceState,
+  type SurfaceOpFields,
+  type SurfaceRow,
+} from '../rows/surface.js';
 import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
-
-interface Row {
-  tenant_id: string;
-  surface_id: string;
-  credential_ref: string;
-  retired_refs: string;
-  status: 'active' | 'revoked';
-  rotated_at: string | null;
-  revoked_at: string | null;
-  updated_by: string;
-  updated_at: string;
-}
-
-const toState = (r: Row): SurfaceState => ({
-  tenantId: r.tenant_id,
-  surfaceId: r.surface_id,
-  credentialRef: r.credential_ref,
-  retiredRefs: JSON.parse(r.retired_refs) as string[],
-  status: r.status,
-  rotatedAt: r.rotated_at,
-  revokedAt: r.revoked_at,
-  updatedBy: r.updated_by,
-  updatedAt: r.updated_at,
-});
 
 const SELECT_ONE = 'SELECT * FROM surface_states WHERE tenant_id = $1 AND surface_id = $2';
 
@@ -46,16 +29,16 @@ export class PgSurfaces implements SurfaceRepo {
   ) {}
 
   async get(tenantId: string, surfaceId: string): Promise<SurfaceState | undefined> {
-    const [r] = await this.db.query<Row>(SELECT_ONE, [tenantId, surfaceId]);
-    return r && toState(r);
+    const [r] = await this.db.query<SurfaceRow>(SELECT_ONE, [tenantId, surfaceId]);
+    return r && toSurfaceState(r);
   }
 
   async list(tenantId: string): Promise<SurfaceState[]> {
-    const rows = await this.db.query<Row>(
+    const rows = await this.db.query<SurfaceRow>(
       'SELECT * FROM surface_states WHERE tenant_id = $1 ORDER BY surface_id',
       [tenantId],
     );
-    return rows.map(toState);
+    return rows.map(toSurfaceState);
   }
 
   async rotate(
@@ -66,40 +49,9 @@ export class PgSurfaces implements SurfaceRepo {
     return this.tx(tenantId, async (tx) => {
       const at = this.clock().toISOString();
       const before = await current(tx, tenantId, surfaceId, o.documentRef, o.actor, at);
-      if (before.credentialRef === o.next) {
-        throw new SvcError('conflict', `surface ${surfaceId} already uses that credential reference`, {
-          code: 'credential_in_use',
-        });
-      }
-      // A retired credential may be compromised: a surface never goes back to one.
-      if (before.retiredRefs.includes(o.next)) {
-        throw new SvcError('conflict', `surface ${surfaceId} retired that credential reference`, {
-          code: 'credential_retired',
-          remedy: 'rotate to a new reference, such as a new secret (`svc secret set`)',
-        });
-      }
-      const state: SurfaceState = {
-        ...before,
-        credentialRef: o.next,
-        retiredRefs: [...before.retiredRefs, before.credentialRef],
-        status: 'active',
-        rotatedAt: at,
-        updatedBy: o.actor.id,
-        updatedAt: at,
-      };
+      const { state, fields } = rotation(before, o.next, o.actor, at);
       await write(tx, state);
-      const reason =
-        before.status === 'revoked'
-          ? `surface ${surfaceId} moved to a new credential and is active again; the old credential is retired`
-          : `surface ${surfaceId} moved to a new credential; the old credential is retired`;
-      const receipt = await seal(tx, tenantId, surfaceId, o.actor, at, {
-        action: 'rotate',
-        outcome: 'rotated',
-        reason,
-        credential_ref: o.next,
-        previous_ref: before.credentialRef,
-      });
-      return { state, receipt };
+      return { state, receipt: await seal(tx, tenantId, surfaceId, o.actor, at, fields) };
     });
   }
 
@@ -111,27 +63,9 @@ export class PgSurfaces implements SurfaceRepo {
     return this.tx(tenantId, async (tx) => {
       const at = this.clock().toISOString();
       const before = await current(tx, tenantId, surfaceId, o.documentRef, o.actor, at);
-      if (before.status === 'revoked') {
-        throw new SvcError('conflict', `surface ${surfaceId} is already revoked (at ${before.revokedAt})`, {
-          code: 'surface_revoked',
-          remedy: 'rotate it to a new credential reference to use it again',
-        });
-      }
-      const state: SurfaceState = {
-        ...before,
-        status: 'revoked',
-        revokedAt: at,
-        updatedBy: o.actor.id,
-        updatedAt: at,
-      };
+      const { state, fields } = revocation(before, o.actor, at);
       await write(tx, state);
-      const receipt = await seal(tx, tenantId, surfaceId, o.actor, at, {
-        action: 'revoke',
-        outcome: 'revoked',
-        reason: `surface ${surfaceId} is withdrawn: new operations on it are refused. This records the daemon's own revocation, not the vendor's`,
-        credential_ref: before.credentialRef,
-      });
-      return { state, receipt };
+      return { state, receipt: await seal(tx, tenantId, surfaceId, o.actor, at, fields) };
     });
   }
 
@@ -172,20 +106,8 @@ async function current(
   actor: Actor,
   at: string,
 ): Promise<SurfaceState> {
-  const [r] = await tx.query<Row>(SELECT_ONE, [tenantId, surfaceId]);
-  return r
-    ? toState(r)
-    : {
-        tenantId,
-        surfaceId,
-        credentialRef: documentRef,
-        retiredRefs: [],
-        status: 'active',
-        rotatedAt: null,
-        revokedAt: null,
-        updatedBy: actor.id,
-        updatedAt: at,
-      };
+  const [r] = await tx.query<SurfaceRow>(SELECT_ONE, [tenantId, surfaceId]);
+  return currentSurface(r, { tenantId, surfaceId, documentRef, actor, at });
 }
 
 async function write(tx: PgTx, s: SurfaceState): Promise<void> {
@@ -220,7 +142,7 @@ async function seal(
   surfaceId: string,
   actor: Actor,
   at: string,
-  fields: Record<string, unknown> & { action: string; outcome: string; reason: string },
+  fields: SurfaceOpFields,
 ): Promise<SealedReceipt> {
   const record = integrationOpRecord({ tenantId, surfaceId, actorId: actor.id, at, fields });
   return receiptOf(record, await appendJournal(tx, record, at));

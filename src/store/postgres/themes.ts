@@ -1,26 +1,7 @@
-import { SvcError } from '../../core/errors.js';
-import type { Theme } from '../../core/theme/theme.js';
 import type { ThemeRepo, ThemeRevision } from '../console-ports.js';
+import { nextThemeRow, toRevision, type ThemeRow } from '../rows/theme.js';
 import { pgStoreError, type PgDb } from './database.js';
 import { lockTenant } from './locks.js';
-
-interface ThemeRow {
-  tenant_id: string;
-  revision: string | number;
-  document: string;
-  source: 'install' | 'editor';
-  created_by: string | null;
-  created_at: string;
-}
-
-const toRevision = (r: ThemeRow): ThemeRevision => ({
-  tenantId: r.tenant_id,
-  revision: Number(r.revision),
-  theme: JSON.parse(r.document) as Theme,
-  source: r.source,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-});
 
 const LATEST = 'SELECT * FROM themes WHERE tenant_id = $1 ORDER BY revision DESC LIMIT 1';
 
@@ -39,26 +20,7 @@ export class PgThemes implements ThemeRepo {
         // administrators saving from the same revision (on any replicas) cannot both win.
         await lockTenant(tx, input.tenantId);
         const [latest] = await tx.query<ThemeRow>(LATEST, [input.tenantId]);
-        const current = latest === undefined ? 0 : Number(latest.revision);
-        if (input.expected !== undefined && input.expected !== current) {
-          throw new SvcError(
-            'conflict',
-            `someone else changed the appearance: you edited revision ${input.expected}, the current revision is ${current}`,
-            {
-              code: 'stale_revision',
-              field: 'revision',
-              remedy: 'reload the appearance settings, reapply your change and save again',
-            },
-          );
-        }
-        const row: ThemeRow = {
-          tenant_id: input.tenantId,
-          revision: current + 1,
-          document: JSON.stringify(input.theme),
-          source: input.source,
-          created_by: input.createdBy,
-          created_at: input.at,
-        };
+        const row = nextThemeRow(latest, input);
         await tx.query(
           `INSERT INTO themes (tenant_id, revision, document, source, created_by, created_at)
            VALUES ($1, $2, $3, $4, $5, $6)`,

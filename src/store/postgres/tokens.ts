@@ -1,29 +1,7 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
+import { toTokenRecord, toTokenSummary, tokenValues, type TokenRow } from '../rows/token.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { REVOCATION_CHANNEL, type RevocationFeed } from './revocation-feed.js';
-
-interface TokenRow {
-  id: string;
-  tenant_id: string;
-  actor_id: string;
-  secret_hash: Buffer;
-  label: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-function toSummary(r: Omit<TokenRow, 'secret_hash'>): TokenSummary {
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    actorId: r.actor_id,
-    label: r.label,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
-  };
-}
 
 /**
  * One token row, always, as in the SQLite adapter: the row when the id exists, else a decoy
@@ -42,7 +20,7 @@ export async function insertToken(tx: PgTx, t: TokenRecord): Promise<void> {
   await tx.query(
     `INSERT INTO tokens (id, tenant_id, actor_id, secret_hash, label, created_at, expires_at, revoked_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [t.id, t.tenantId, t.actorId, Buffer.from(t.secretHash), t.label, t.createdAt, t.expiresAt, t.revokedAt],
+    tokenValues(t),
   );
 }
 
@@ -78,7 +56,7 @@ export class PgTokens implements TokenRepo {
   async find(id: string): Promise<TokenRecord | undefined> {
     const [r] = await this.db.query<TokenRow & { found: number }>(LOOKUP_SQL, [id]);
     if (!r || r.found !== 1) return undefined;
-    return { ...toSummary(r), secretHash: new Uint8Array(r.secret_hash) };
+    return toTokenRecord(r);
   }
 
   async list(tenantId: string, actorId?: string): Promise<TokenSummary[]> {
@@ -93,7 +71,7 @@ export class PgTokens implements TokenRepo {
             `SELECT ${cols} FROM tokens WHERE tenant_id = $1 AND actor_id = $2 ORDER BY created_at, id`,
             [tenantId, actorId],
           );
-    return rows.map(toSummary);
+    return rows.map(toTokenSummary);
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {

@@ -9,7 +9,16 @@ import type {
   NewAccessRequest,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts } from './access-reads.js';
+import { facts } from '../rows/access.js';
+import {
+  checkDeciders,
+  checkNotHeldOrPending,
+  checkRequestable,
+  requestedEntry,
+  requestRevokedEntry,
+  type RequestableRow,
+} from '../rows/access-request.js';
+import { AccessReads } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
@@ -18,8 +27,6 @@ import { writeTransaction } from './write-lock.js';
 const HOLDS = `SELECT 1 FROM permissions WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
   UNION ALL SELECT 1 FROM entitlements WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
     AND revoked_at IS NULL AND expires_at > @now`;
-
-const CATALOGUE = 'GET /v1/catalogue lists the capabilities you can request';
 
 export class SqliteAccessRequests implements AccessRequestStore {
   private readonly journal: JournalWriter;
@@ -30,7 +37,7 @@ export class SqliteAccessRequests implements AccessRequestStore {
     this.journal = new JournalWriter(db);
     this.reads = new AccessReads(db);
     this.q = {
-      capability: db.prepare<[string, string], { requestable: number; owners: string; tier: number }>(
+      capability: db.prepare<[string, string], RequestableRow>(
         'SELECT requestable, owners, tier FROM capabilities WHERE tenant_id = ? AND name = ?',
       ),
       holds: db.prepare<[{ tenant: string; actor: string; capability: string; now: string }], unknown>(HOLDS),
@@ -68,61 +75,22 @@ export class SqliteAccessRequests implements AccessRequestStore {
     return this.run(`access request for ${capability}`, () => {
       const requester = this.reads.actor(tenantId, actorId);
       if (!requester) throw new SvcError('forbidden', `${actorId} is not a registered actor of this tenant`);
-      const cap = this.q.capability.get(tenantId, capability);
-      if (!cap || cap.requestable !== 1) {
-        throw new SvcError(
-          'forbidden',
-          `${capability} is not in your catalogue: ${cap ? 'it is not requestable' : 'no such capability is registered'}`,
-          { code: 'not_in_catalogue', field: 'capability', remedy: CATALOGUE },
-        );
-      }
-      if (this.q.holds.get({ tenant: tenantId, actor: actorId, capability, now: at }) !== undefined) {
-        throw new SvcError('conflict', `you already hold ${capability}`, {
-          code: 'already_held',
-          remedy: 'GET /v1/capabilities lists what you hold',
-        });
-      }
-      const open = this.q.pending.get(tenantId, actorId, capability);
-      if (open) {
-        throw new SvcError('conflict', `access request ${open.id} for ${capability} is already pending`, {
-          code: 'request_pending',
-          remedy: `wait for its decision (\`svc access show ${open.id}\`), or revoke it first (\`svc access revoke ${open.id}\`)`,
-        });
-      }
+      const cap = checkRequestable(capability, this.q.capability.get(tenantId, capability));
+      checkNotHeldOrPending(
+        capability,
+        this.q.holds.get({ tenant: tenantId, actor: actorId, capability, now: at }) !== undefined,
+        this.q.pending.get(tenantId, actorId, capability),
+      );
       const recipients = cardRecipients(requester, JSON.parse(cap.owners) as string[]).filter(
         (r) => this.reads.actor(tenantId, r.recipientId)?.kind === 'human',
       );
-      if (recipients.length === 0) {
-        throw new SvcError(
-          'conflict',
-          `nobody can decide a request for ${capability}: you have no manager and it has no owner`,
-          {
-            code: 'no_decider',
-            remedy: 'ask an administrator to name an owner: svc capability register … --owner <human>',
-          },
-        );
-      }
+      checkDeciders(capability, recipients);
       const id = randomId('acr');
       this.q.insertRequest.run(tenantId, id, actorId, capability, input.reason, input.durationSeconds, at);
       for (const r of recipients) {
         this.q.insertCard.run(tenantId, randomId('card'), id, r.recipientId, r.role, at);
       }
-      const receipt = appendAccessRecord(this.journal, {
-        tenantId,
-        step: 'requested',
-        actorId,
-        subjectId: id,
-        capability,
-        tier: cap.tier,
-        at,
-        fields: {
-          access_request_id: id,
-          requester_id: actorId,
-          access_reason: input.reason,
-          duration_seconds: input.durationSeconds,
-          recipients: recipients.map((r) => r.recipientId),
-        },
-      });
+      const receipt = appendAccessRecord(this.journal, requestedEntry(input, id, cap, recipients));
       return { request: this.reads.record(this.reads.request(tenantId, id)!, input.at), receipt };
     });
   }
@@ -151,22 +119,7 @@ export class SqliteAccessRequests implements AccessRequestStore {
       if (row.entitlement_id !== null) {
         this.q.revokeEntitlement.run(when, viewer.id, viewer.tenantId, row.entitlement_id);
       }
-      const receipt = appendAccessRecord(this.journal, {
-        tenantId: viewer.tenantId,
-        step: 'revoked',
-        actorId: viewer.id,
-        subjectId: id,
-        capability: row.capability,
-        tier: row.tier ?? 0,
-        at: when,
-        fields: {
-          access_request_id: id,
-          requester_id: row.actor_id,
-          previous_status: row.status,
-          entitlement_id: row.entitlement_id,
-          note,
-        },
-      });
+      const receipt = appendAccessRecord(this.journal, requestRevokedEntry(row, viewer, when, note));
       return { request: this.reads.record(this.reads.request(viewer.tenantId, id)!, at), receipt };
     });
   }

@@ -1,35 +1,13 @@
 import { SvcError } from '../../core/errors.js';
 import { logHead } from '../../evidence/log-head.js';
-import { logIdFor } from '../../evidence/log-id.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { Timestamp, Witness } from '../../evidence/export-line.js';
-import { signTreeHead, type TreeHead } from '../../evidence/tree-head.js';
+import { signTreeHead } from '../../evidence/tree-head.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { readLogState } from './log-state.js';
 import { writeTransaction } from './write-lock.js';
-
-export interface AnchorRow {
-  tenant_id: string;
-  tree_size: number;
-  root_hash: string;
-  signed_at: string;
-  signature: string;
-  key_id: string;
-  algorithm: 'ed25519';
-}
-
-export function toStoredHead(r: AnchorRow): StoredHead {
-  const head: TreeHead = {
-    log_id: logIdFor(r.tenant_id, sha256),
-    index: r.tree_size,
-    root_hash: r.root_hash,
-    tree_size: r.tree_size,
-    signed_at: r.signed_at,
-    signature: r.signature,
-  };
-  return { tenantId: r.tenant_id, head, keyId: r.key_id, algorithm: r.algorithm };
-}
 
 export class SqliteAnchors implements AnchorRepo {
   constructor(private readonly db: Db) {}

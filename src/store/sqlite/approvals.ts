@@ -1,12 +1,10 @@
 import type { Actor } from '../../core/actor.js';
 import {
   decisionRefusal,
-  effectiveStatus,
   readsAllApprovals,
   readsApproval,
-  type ApprovalFacts,
-  type ApprovalStatus,
   type StoredApprovalStatus,
+  type ApprovalStatus,
 } from '../../core/approval.js';
 import { SvcError } from '../../core/errors.js';
 import { approvalRecord } from '../../core/records/approval-record.js';
@@ -20,34 +18,11 @@ import type {
   KeysetPage,
 } from '../query-ports.js';
 import { storeError, type Db } from './database.js';
-import { toActor, type ActorRow } from './identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
+import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from './keyset.js';
 import { writeTransaction } from './write-lock.js';
-
-interface ApprovalRow {
-  id: string;
-  status: StoredApprovalStatus;
-  intent_id: string;
-  task_id: string;
-  step: string;
-  capability: string;
-  action: string;
-  requester_id: string;
-  amount_micros: bigint;
-  request_digest: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  channel: string | null;
-  note: string | null;
-  expires_at: string;
-  created_at: string;
-  /** the intent's description, from the journal record of its latest decision */
-  intent: string | null;
-  /** the capability's named approvers (JSON array); null when it is no longer registered */
-  approvers: string | null;
-  tier: bigint | null;
-}
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
 const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
@@ -67,41 +42,6 @@ interface PageParams {
   after_created: string | null;
   after_id: string | null;
   limit: number;
-}
-
-const facts = (r: ApprovalRow): ApprovalFacts => ({
-  id: r.id,
-  status: r.status,
-  requesterId: r.requester_id,
-  capability: r.capability,
-  decidedBy: r.decided_by,
-  decidedAt: r.decided_at,
-  expiresAt: r.expires_at,
-});
-
-const namedApprovers = (r: ApprovalRow): string[] =>
-  r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
-
-function toRecord(r: ApprovalRow, now: Date): ApprovalRecord {
-  return {
-    id: r.id,
-    status: effectiveStatus(facts(r), now),
-    intentId: r.intent_id,
-    taskId: r.task_id,
-    step: r.step,
-    capability: r.capability,
-    action: r.action,
-    requesterId: r.requester_id,
-    amountMicros: r.amount_micros,
-    requestDigest: r.request_digest,
-    intent: typeof r.intent === 'string' ? r.intent : null,
-    decidedBy: r.decided_by,
-    decidedAt: r.decided_at,
-    channel: r.channel,
-    note: r.note,
-    expiresAt: r.expires_at,
-    createdAt: r.created_at,
-  };
 }
 
 export class SqliteApprovals implements Approvals {
@@ -157,14 +97,16 @@ export class SqliteApprovals implements Approvals {
     return keysetPage(
       rows,
       page.limit,
-      (r) => toRecord(r, now),
+      (r) => toApprovalRecord(r, now),
       (item) => ({ createdAt: item.createdAt, id: item.id }),
     );
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
     const row = this.q.one.get(viewer.tenantId, id);
-    return row && readsApproval(viewer, facts(row), namedApprovers(row)) ? toRecord(row, now) : undefined;
+    return row && readsApproval(viewer, approvalFacts(row), namedApprovers(row))
+      ? toApprovalRecord(row, now)
+      : undefined;
   }
 
   async decide(input: ApprovalDecisionInput): Promise<DecidedApproval> {
@@ -180,7 +122,7 @@ export class SqliteApprovals implements Approvals {
         });
       }
       const decider = toActor(deciderRow);
-      const refusal = decisionRefusal(facts(row), decider, namedApprovers(row), input.at);
+      const refusal = decisionRefusal(approvalFacts(row), decider, namedApprovers(row), input.at);
       if (refusal) throw refusal;
       if (row.tier === null) {
         throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
@@ -221,7 +163,7 @@ export class SqliteApprovals implements Approvals {
       const appended = this.journal.append(record, at);
       const after = this.q.one.get(tenantId, approvalId)!;
       return {
-        approval: toRecord(after, input.at),
+        approval: toApprovalRecord(after, input.at),
         receiptId: record.receiptId,
         sequence: appended.sequence,
       };

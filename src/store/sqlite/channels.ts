@@ -1,36 +1,10 @@
 import type { Actor } from '../../core/actor.js';
 import type { ChannelConfig, ChannelKind } from '../../core/channel.js';
 import type { ChannelRepo } from '../access-ports.js';
+import { channelValues, toChannel, USER_COLUMN, type ChannelRow } from '../rows/channel.js';
 import { prep, storeError, type Db } from './database.js';
-import { toActor, type ActorRow } from './identity.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import { writeTransaction } from './write-lock.js';
-
-interface ChannelRow {
-  id: string;
-  tenant_id: string;
-  kind: ChannelKind;
-  signing_secret_ref: string | null;
-  openid_metadata_url: string | null;
-  app_id: string | null;
-  issuer: string | null;
-  created_at: string;
-}
-
-function toChannel(r: ChannelRow): ChannelConfig {
-  const base = { id: r.id, tenantId: r.tenant_id, createdAt: r.created_at };
-  return r.kind === 'chat'
-    ? { ...base, kind: 'chat', signingSecretRef: r.signing_secret_ref! }
-    : {
-        ...base,
-        kind: 'collab',
-        openidMetadataUrl: r.openid_metadata_url!,
-        appId: r.app_id!,
-        issuer: r.issuer!,
-      };
-}
-
-/** The user-id column each kind of channel maps its users through. */
-const USER_COLUMN: Record<ChannelKind, string> = { chat: 'chat_user_id', collab: 'collab_user_id' };
 
 export class SqliteChannels implements ChannelRepo {
   constructor(private readonly db: Db) {}
@@ -41,16 +15,7 @@ export class SqliteChannels implements ChannelRepo {
         this.db,
         `INSERT INTO approval_channels (id, tenant_id, kind, signing_secret_ref, openid_metadata_url, app_id, issuer, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        c.id,
-        c.tenantId,
-        c.kind,
-        c.kind === 'chat' ? c.signingSecretRef : null,
-        c.kind === 'collab' ? c.openidMetadataUrl : null,
-        c.kind === 'collab' ? c.appId : null,
-        c.kind === 'collab' ? c.issuer : null,
-        c.createdAt,
-      );
+      ).run(...channelValues(c));
     } catch (err) {
       throw storeError(err, `approval channel ${c.id}`);
     }

@@ -1,14 +1,6 @@
 import type { ConsoleSession, ConsoleSessionRepo } from '../console-ports.js';
+import { toSession, type SessionRow } from '../rows/console-session.js';
 import { prep, storeError, type Db } from './database.js';
-
-interface SessionRow {
-  tenant_id: string;
-  actor_id: string;
-  token_id: string | null;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-}
 
 export class SqliteConsoleSessions implements ConsoleSessionRepo {
   constructor(private readonly db: Db) {}
@@ -28,16 +20,7 @@ export class SqliteConsoleSessions implements ConsoleSessionRepo {
   async find(idHash: Uint8Array): Promise<ConsoleSession | undefined> {
     const r = prep(this.db, 'SELECT * FROM console_sessions WHERE id_hash = ?').get(idHash) as
       SessionRow | undefined;
-    return (
-      r && {
-        tenantId: r.tenant_id,
-        actorId: r.actor_id,
-        tokenId: r.token_id,
-        createdAt: r.created_at,
-        lastSeenAt: r.last_seen_at,
-        expiresAt: r.expires_at,
-      }
-    );
+    return r && toSession(r);
   }
 
   async touch(idHash: Uint8Array, at: string): Promise<void> {

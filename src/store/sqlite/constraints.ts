@@ -3,30 +3,18 @@ import type { ExecutionPlan } from '../../core/constraints.js';
 import { SvcError } from '../../core/errors.js';
 import { readsFullLedger, readsTask } from '../../core/readers.js';
 import type { AdmissionLedger, ConstraintProfile, ExecutionConstraints } from '../query-ports.js';
+import {
+  checkInstallable,
+  checkRootUnused,
+  constraintProfile,
+  fullLedger,
+  notFound,
+  type AdmissionRow,
+  type RootRow,
+} from '../rows/constraints.js';
 import { storeError, type Db } from './database.js';
 import { TASK_SUMMARY, toTaskSummary, type TaskSummaryRow } from './task-reads.js';
 import { writeTransaction } from './write-lock.js';
-
-interface RootRow {
-  id: string;
-  sponsor_id: string;
-  constraints: string | null;
-  constraints_installed_at: string | null;
-  constraints_installed_by: string | null;
-}
-
-interface AdmissionRow {
-  id: string;
-  root_id: string;
-  task_id: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  amount_micros: bigint;
-  created_at: string;
-}
-
-const notFound = (id: string) => new SvcError('not_found', `no task ${id}`);
 
 export class SqliteConstraints implements ExecutionConstraints {
   private readonly q;
@@ -89,51 +77,8 @@ export class SqliteConstraints implements ExecutionConstraints {
       const row = this.q.task.get(tenant, taskId);
       const task = row && toTaskSummary(row);
       if (!task || !readsTask(installer, task)) throw notFound(taskId);
-      if (task.sponsorId !== installer.id || installer.kind !== 'human') {
-        throw new SvcError(
-          'forbidden',
-          `only the registered human sponsor of task ${task.id} (${task.sponsorId}) installs its execution constraints`,
-          { code: 'not_sponsor', remedy: `ask ${task.sponsorId} to install the plan` },
-        );
-      }
-      if (task.parentId !== null) {
-        throw new SvcError(
-          'conflict',
-          `task ${task.id} is not a root; execution constraints are set on its root`,
-          {
-            code: 'not_root',
-            remedy: `install the plan on the root task ${task.rootId}`,
-          },
-        );
-      }
-      const root = this.q.root.get(tenant, task.id)!;
-      if (root.constraints !== null) {
-        throw new SvcError(
-          'conflict',
-          `the execution constraints of task ${task.id} were installed at ${root.constraints_installed_at} by ${root.constraints_installed_by} and can never be changed`,
-          { code: 'constraints_installed', remedy: 'start a new root task with its own plan' },
-        );
-      }
-      if (task.status !== 'draft') {
-        throw new SvcError(
-          'conflict',
-          `task ${task.id} is ${task.status}; plans are installed on draft tasks`,
-          {
-            code: 'task_not_draft',
-            remedy: 'start a new root task with its own plan',
-          },
-        );
-      }
-      if (this.q.used.get(tenant, task.id) === 1) {
-        throw new SvcError(
-          'conflict',
-          `task ${task.id} already has admissions; plans are installed on unused tasks`,
-          {
-            code: 'task_used',
-            remedy: 'start a new root task with its own plan',
-          },
-        );
-      }
+      checkInstallable(installer, task);
+      checkRootUnused(task, this.q.root.get(tenant, task.id)!, this.q.used.get(tenant, task.id) === 1);
       this.checkNames(tenant, plan);
       const done = this.q.install.run(JSON.stringify(plan), at.toISOString(), installer.id, tenant, task.id);
       // Every condition of the UPDATE was checked above under the same write lock.
@@ -165,34 +110,9 @@ export class SqliteConstraints implements ExecutionConstraints {
   }
 
   private describe(viewer: Actor, taskId: string, root: RootRow): ConstraintProfile {
-    let ledger: AdmissionLedger;
-    if (readsFullLedger(viewer, root.sponsor_id)) {
-      const admissions = this.q.ledger.all(viewer.tenantId, root.id).map((r) => ({
-        id: r.id,
-        rootId: r.root_id,
-        taskId: r.task_id,
-        intentId: r.intent_id,
-        actorId: r.actor_id,
-        capability: r.capability,
-        amountMicros: r.amount_micros,
-        createdAt: r.created_at,
-      }));
-      const totalMicros = admissions.reduce((sum, a) => sum + a.amountMicros, 0n);
-      ledger = { visibility: 'full', admissions, count: admissions.length, totalMicros };
-    } else {
-      ledger = {
-        visibility: 'own',
-        reservationIds: this.q.own.all(viewer.tenantId, root.id, viewer.id),
-      };
-    }
-    return {
-      taskId,
-      rootId: root.id,
-      rootSponsorId: root.sponsor_id,
-      plan: root.constraints === null ? null : (JSON.parse(root.constraints) as ExecutionPlan),
-      installedAt: root.constraints_installed_at,
-      installedBy: root.constraints_installed_by,
-      ledger,
-    };
+    const ledger: AdmissionLedger = readsFullLedger(viewer, root.sponsor_id)
+      ? fullLedger(this.q.ledger.all(viewer.tenantId, root.id))
+      : { visibility: 'own', reservationIds: this.q.own.all(viewer.tenantId, root.id, viewer.id) };
+    return constraintProfile(taskId, root, ledger);
   }
 }

@@ -1,38 +1,20 @@
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
 import { effectRecord, type EffectSubject } from '../../core/records/effect-record.js';
 import { receiptOf } from '../../core/records/sealed-receipt.js';
+import {
+  checkPresentable,
+  grantEffectSubject,
+  observationSubject,
+  ownGrant,
+  presentedGrant,
+  type GrantRow,
+  type IntentToObserveRow,
+} from '../rows/effect.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
-
-interface GrantRow {
-  id: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  task_id: string;
-  expires_at: string;
-  presented_by: string | null;
-  presented_at: string | null;
-  effect_recorded_at: string | null;
-  action: string;
-  tier: number | null;
-}
-
-interface IntentRow {
-  id: string;
-  task_id: string;
-  actor_id: string;
-  capability: string;
-  action: string;
-  outcome: string;
-  custody: string | null;
-  tier: number | null;
-  observed: number;
-}
 
 /**
  * The intent an observation reports on, and whether one is already journaled. The EXISTS runs
@@ -83,30 +65,10 @@ export class SqliteEffects implements EffectStore {
     return this.tx(() => {
       const now = this.clock();
       const g = this.ownGrant(tenantId, grantId, caller);
-      if (Date.parse(g.expires_at) <= now.getTime()) {
-        throw new SvcError('forbidden', `grant ${grantId} expired at ${g.expires_at}`, {
-          code: 'grant_expired',
-          remedy: 'ask for a new decision',
-        });
-      }
-      if (g.presented_by !== null) {
-        throw new SvcError('conflict', `grant ${grantId} was already presented by ${g.presented_by}`, {
-          code: 'grant_presented',
-        });
-      }
+      checkPresentable(g, grantId, now);
       const at = now.toISOString();
       this.q.present.run(caller.id, at, tenantId, grantId);
-      return {
-        grantId,
-        intentId: g.intent_id,
-        actorId: g.actor_id,
-        capability: g.capability,
-        action: g.action,
-        taskId: g.task_id,
-        expiresAt: g.expires_at,
-        presentedBy: caller.id,
-        presentedAt: at,
-      };
+      return presentedGrant(g, grantId, caller, at);
     });
   }
 
@@ -118,34 +80,10 @@ export class SqliteEffects implements EffectStore {
   ): Promise<SealedReceipt> {
     return this.tx(() => {
       const g = this.ownGrant(tenantId, grantId, caller);
-      if (g.presented_by !== caller.id) {
-        throw new SvcError('forbidden', `grant ${grantId} is not presented by ${caller.id}`, {
-          code: 'grant_not_presented',
-          remedy: 'POST /v1/grants/present first',
-        });
-      }
-      if (g.effect_recorded_at !== null) {
-        throw new SvcError('conflict', `the effect of grant ${grantId} is already journaled`, {
-          code: 'effect_recorded',
-        });
-      }
+      const on = grantEffectSubject(g, grantId, caller);
       const at = this.clock().toISOString();
       this.q.effected.run(at, tenantId, grantId);
-      return this.seal(
-        'grant_effect',
-        tenantId,
-        caller,
-        {
-          intentId: g.intent_id,
-          taskId: g.task_id,
-          capability: g.capability,
-          action: g.action,
-          tier: g.tier ?? 0,
-          grantId,
-        },
-        effect,
-        at,
-      );
+      return this.seal('grant_effect', tenantId, caller, on, effect, at);
     });
   }
 
@@ -156,64 +94,14 @@ export class SqliteEffects implements EffectStore {
     effect: ReportedEffect,
   ): Promise<SealedReceipt> {
     return this.tx(() => {
-      const i = this.q.intent.get(tenantId, intentId) as IntentRow | undefined;
-      if (!i)
-        throw new SvcError('not_found', `intent ${intentId} does not exist in this tenant`, {
-          code: 'unknown_intent',
-        });
-      if (i.actor_id !== caller.id)
-        throw new SvcError('forbidden', `intent ${intentId} belongs to another actor`, {
-          code: 'not_intent_actor',
-        });
-      if (i.custody !== 'pass_through') {
-        throw new SvcError(
-          'conflict',
-          `capability ${i.capability} is not under pass_through custody; observe reports only those effects`,
-          {
-            code: 'not_pass_through',
-            remedy:
-              'grant custody: POST /v1/grants/receipt; brokered custody: the daemon records the outcome itself',
-          },
-        );
-      }
-      if (i.outcome !== 'allowed')
-        throw new SvcError('conflict', `intent ${intentId} was not allowed (${i.outcome})`, {
-          code: 'intent_not_allowed',
-        });
-      if (Number(i.observed) === 1)
-        throw new SvcError('conflict', `the effect of intent ${intentId} is already journaled`, {
-          code: 'effect_recorded',
-        });
-      return this.seal(
-        'observation',
-        tenantId,
-        caller,
-        {
-          intentId,
-          taskId: i.task_id,
-          capability: i.capability,
-          action: i.action,
-          tier: i.tier ?? 0,
-          grantId: '',
-        },
-        effect,
-        this.clock().toISOString(),
-      );
+      const i = this.q.intent.get(tenantId, intentId) as IntentToObserveRow | undefined;
+      const on = observationSubject(i, intentId, caller);
+      return this.seal('observation', tenantId, caller, on, effect, this.clock().toISOString());
     });
   }
 
-  /**
-   * Grant ids are published in receipts, so knowing one proves nothing: only the actor the grant
-   * was minted for may touch it, and anyone else gets the unknown-grant answer, so a guess cannot
-   * even learn that the grant exists.
-   */
   private ownGrant(tenantId: string, grantId: string, caller: Actor): GrantRow {
-    const g = this.q.grant.get(tenantId, grantId) as GrantRow | undefined;
-    if (!g || g.actor_id !== caller.id)
-      throw new SvcError('not_found', `grant ${grantId} does not exist in this tenant`, {
-        code: 'unknown_grant',
-      });
-    return g;
+    return ownGrant(this.q.grant.get(tenantId, grantId) as GrantRow | undefined, grantId, caller);
   }
 
   private seal(

@@ -1,38 +1,25 @@
 import {
   entitlementRevokeRefusal,
-  entitlementStatus,
   readsAllAccess,
   readsEntitlement,
-  type EntitlementFacts,
   type EntitlementStatus,
 } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
 import type { AccessReceipt, EntitlementKey, EntitlementRecord, EntitlementStore } from '../access-ports.js';
+import {
+  entitlementFacts,
+  overseers,
+  revocationEntry,
+  toEntitlementRecord,
+  type EntitlementRow,
+} from '../rows/entitlement.js';
 import type { Keyset, KeysetPage } from '../query-ports.js';
 import { appendAccessRecord } from './access-journal.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from './keyset.js';
 import { writeTransaction } from './write-lock.js';
-
-interface EntitlementRow {
-  tenant_id: string;
-  id: string;
-  actor_id: string;
-  capability: string;
-  access_request_id: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  revoked_by: string | null;
-  granted_by: string | null;
-  /** the holder's accountable manager */
-  manager_id: string | null;
-  /** the capability's owners as registered now (JSON array) */
-  owners: string | null;
-  tier: number | null;
-}
 
 const SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier
   FROM entitlements e
@@ -52,36 +39,6 @@ interface PageParams {
   limit: number;
 }
 
-const facts = (r: EntitlementRow): EntitlementFacts => ({
-  id: r.id,
-  holderId: r.actor_id,
-  capability: r.capability,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
-
-/** The holder's manager and the capability's owners: they oversee the entitlement. */
-const overseers = (r: EntitlementRow): string[] => [
-  ...(r.manager_id !== null ? [r.manager_id] : []),
-  ...(r.owners === null ? [] : (JSON.parse(r.owners) as string[])),
-];
-
-function toRecord(r: EntitlementRow, now: Date): EntitlementRecord {
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    actorId: r.actor_id,
-    capability: r.capability,
-    accessRequestId: r.access_request_id,
-    grantedBy: r.granted_by,
-    status: entitlementStatus({ expiresAt: r.expires_at, revokedAt: r.revoked_at }, now),
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
-    revokedBy: r.revoked_by,
-  };
-}
-
 /** One entitlement as stored, without a read check: for the store's own writes. */
 export function entitlementById(
   db: Db,
@@ -91,7 +48,7 @@ export function entitlementById(
 ): EntitlementRecord | undefined {
   const row = prep(db, `${SELECT} WHERE e.tenant_id = ? AND e.id = ?`).get(tenantId, id) as
     EntitlementRow | undefined;
-  return row && toRecord(row, now);
+  return row && toEntitlementRecord(row, now);
 }
 
 export class SqliteEntitlements implements EntitlementStore {
@@ -144,14 +101,16 @@ export class SqliteEntitlements implements EntitlementStore {
     return keysetPage(
       rows,
       page.limit,
-      (r) => toRecord(r, now),
+      (r) => toEntitlementRecord(r, now),
       (item) => ({ createdAt: item.createdAt, id: item.id }),
     );
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<EntitlementRecord | undefined> {
     const row = this.q.one.get(viewer.tenantId, id);
-    return row && readsEntitlement(viewer, facts(row), overseers(row)) ? toRecord(row, now) : undefined;
+    return row && readsEntitlement(viewer, entitlementFacts(row), overseers(row))
+      ? toEntitlementRecord(row, now)
+      : undefined;
   }
 
   async revoke(
@@ -164,29 +123,14 @@ export class SqliteEntitlements implements EntitlementStore {
     const tx = this.db.transaction(() => {
       const row = this.q.one.get(viewer.tenantId, id);
       if (!row) throw new SvcError('not_found', `no entitlement ${id}`);
-      const refusal = entitlementRevokeRefusal(facts(row), viewer, overseers(row), at);
+      const refusal = entitlementRevokeRefusal(entitlementFacts(row), viewer, overseers(row), at);
       if (refusal) throw refusal;
       this.q.revoke.run(when, viewer.id, viewer.tenantId, id);
       if (row.access_request_id !== null) {
         this.q.revokeRequest.run(viewer.id, when, viewer.tenantId, row.access_request_id);
       }
-      const receipt = appendAccessRecord(this.journal, {
-        tenantId: viewer.tenantId,
-        step: 'entitlement_revoked',
-        actorId: viewer.id,
-        subjectId: row.access_request_id ?? row.id,
-        capability: row.capability,
-        tier: row.tier ?? 0,
-        at: when,
-        fields: {
-          entitlement_id: row.id,
-          access_request_id: row.access_request_id,
-          holder_id: row.actor_id,
-          expires_at: row.expires_at,
-          note,
-        },
-      });
-      return { entitlement: toRecord(this.q.one.get(viewer.tenantId, id)!, at), receipt };
+      const receipt = appendAccessRecord(this.journal, revocationEntry(row, viewer, when, note));
+      return { entitlement: toEntitlementRecord(this.q.one.get(viewer.tenantId, id)!, at), receipt };
     });
     try {
       return await writeTransaction(this.db, tx);

@@ -1,38 +1,10 @@
-import type { Actor, ActorKind, Role } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
+import { toActor, type ActorRow } from '../rows/actor.js';
 import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { insertKey } from './keys.js';
 import { insertToken } from './tokens.js';
 import { writeTransaction } from './write-lock.js';
-
-export interface ActorRow {
-  tenant_id: string;
-  id: string;
-  kind: ActorKind;
-  roles: string;
-  manager_id: string | null;
-  cert_subject: string | null;
-  display_name: string | null;
-  /** added by migration 5 */
-  chat_user_id?: string | null;
-  collab_user_id?: string | null;
-  created_at: string;
-}
-
-export function toActor(r: ActorRow): Actor {
-  return {
-    tenantId: r.tenant_id,
-    id: r.id,
-    kind: r.kind,
-    roles: JSON.parse(r.roles) as Role[],
-    managerId: r.manager_id,
-    certSubject: r.cert_subject,
-    displayName: r.display_name,
-    ...(r.chat_user_id ? { chatUserId: r.chat_user_id } : {}),
-    ...(r.collab_user_id ? { collabUserId: r.collab_user_id } : {}),
-    createdAt: r.created_at,
-  };
-}
 
 function insertActor(db: Db, a: Actor): void {
   prep(

@@ -1,56 +1,16 @@
-import { formatUsd } from '../../core/money.js';
-import type { EntryLine, Tombstone } from '../../evidence/export-line.js';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
 import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
-import { toStoredHead, withAttestations, type AnchorRow } from './anchors.js';
+import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import { entryLineOf, type EntryRow } from '../rows/journal-entry.js';
+import { withAttestations } from './anchors.js';
 import { openDatabase, type Db } from './database.js';
 
 /** Rows per read: large enough to amortise a query, small enough that memory stays flat. */
 const PAGE = 2000;
 
-export interface EntryRow {
-  tenant_id: string;
-  sequence: bigint;
-  record_hash: string;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  tier: bigint;
-  allowed: bigint;
-  grant_id: string;
-  amount_micros: bigint;
-  occurred_at: string;
-  linked_at: string;
-  tombstone: string | null;
-  chain_hash: string;
-  leaf: string;
-}
-
 /** The journal columns an entry line is made of, for a query over `journal j`. */
 export const ENTRY_LINE_COLUMNS = `j.tenant_id, j.sequence, j.record_hash, j.intent_id, j.actor_id, j.capability,
   j.tier, j.allowed, j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.tombstone, j.chain_hash, j.leaf`;
-
-export function entryLineOf(r: EntryRow): EntryLine {
-  const line: EntryLine = {
-    type: 'entry',
-    tenant_id: r.tenant_id,
-    sequence: Number(r.sequence),
-    record_hash: r.record_hash,
-    intent_id: r.intent_id,
-    actor_id: r.actor_id,
-    capability: r.capability,
-    tier: Number(r.tier),
-    allowed: r.allowed === 1n,
-    grant_id: r.grant_id,
-    amount_usd: formatUsd(r.amount_micros),
-    occurred_at: r.occurred_at,
-    linked_at: r.linked_at,
-    chain_hash: r.chain_hash,
-    leaf: r.leaf,
-  };
-  if (r.tombstone !== null) line.tombstone = JSON.parse(r.tombstone) as Tombstone;
-  return line;
-}
 
 /**
  * One read transaction on its own read-only connection: the daemon keeps appending
@@ -122,7 +82,7 @@ class SqliteJournalSnapshot implements JournalSnapshot {
         const entry = entryLineOf(row);
         batch.push(entry);
         after = entry.sequence;
-        while (anchors.length > 0 && anchors[0]!.tree_size <= after) {
+        while (anchors.length > 0 && Number(anchors[0]!.tree_size) <= after) {
           const a = withAttestations(this.db, toStoredHead(anchors.shift()!));
           if (a.head.tree_size !== opts.skipAnchorAt) batch.push(anchorLine(a.head, a.keyId, a));
           if (anchors.length === 0) anchors = this.anchorPage(a.head.tree_size, size);

@@ -1,29 +1,8 @@
 import { SvcError } from '../../core/errors.js';
 import type { SigningKeyRecord, SigningKeyRepo } from '../ports.js';
+import { toKey, type KeyRow } from '../rows/signing-key.js';
 import { prep, storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
-
-interface KeyRow {
-  tenant_id: string;
-  key_id: string;
-  public_key: string;
-  algorithm: 'ed25519';
-  status: 'active' | 'retired';
-  created_at: string;
-  retired_at: string | null;
-}
-
-function toKey(r: KeyRow): SigningKeyRecord {
-  return {
-    tenantId: r.tenant_id,
-    keyId: r.key_id,
-    publicKey: r.public_key,
-    algorithm: r.algorithm,
-    status: r.status,
-    createdAt: r.created_at,
-    retiredAt: r.retired_at,
-  };
-}
 
 export function insertKey(db: Db, k: SigningKeyRecord): void {
   prep(

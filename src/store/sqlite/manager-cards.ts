@@ -1,7 +1,6 @@
-import { cardDecisionRefusal, grantedSeconds, type CardStatus } from '../../core/access.js';
+import type { CardStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
 import type {
   AccessReceipt,
   AccessRequestRecord,
@@ -11,7 +10,9 @@ import type {
   ManagerCardStore,
 } from '../access-ports.js';
 import { appendAccessRecord } from './access-journal.js';
-import { AccessReads, facts, type CardRow } from './access-reads.js';
+import type { CardRow } from '../rows/access.js';
+import { cardDecisionEntry, planCardDecision } from '../rows/card-decision.js';
+import { AccessReads } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { JournalWriter } from './journal.js';
@@ -71,73 +72,40 @@ export class SqliteManagerCards implements ManagerCardStore {
       const card = this.q.card.get(tenantId, cardId);
       if (!card) throw new SvcError('not_found', `no manager card ${cardId}`);
       const row = this.reads.request(tenantId, card.request_id)!;
-      const refusal = cardDecisionRefusal(
-        facts(row),
-        { id: card.id, recipientId: card.recipient_id },
-        decider,
-        this.reads.deciders(row),
-        input.at,
-      );
-      if (refusal) throw refusal;
-      if (input.decision === 'deny' && input.durationSeconds !== undefined) {
-        throw new SvcError('invalid_request', 'duration_seconds: only an approval grants a duration', {
-          field: 'duration_seconds',
-        });
-      }
-      const approve = input.decision === 'approve';
-      const seconds = approve ? grantedSeconds(row.duration_seconds, input.durationSeconds) : null;
-      const entitlementId = approve ? randomId('ent') : null;
-      const expiresAt = seconds === null ? null : new Date(input.at.getTime() + seconds * 1000).toISOString();
+      const plan = planCardDecision(row, card, decider, this.reads.deciders(row), input);
       const changed = this.q.decide.run(
-        approve ? 'approved' : 'denied',
+        plan.status,
         input.decision,
         decider.id,
         at,
-        seconds,
+        plan.seconds,
         input.note,
-        entitlementId,
+        plan.entitlementId,
         tenantId,
         row.id,
       ).changes;
-      // cardDecisionRefusal saw it pending under this same write lock.
+      // planCardDecision saw it pending under this same write lock.
       if (changed !== 1) throw new Error('the access request changed under the write lock');
-      if (entitlementId !== null) {
+      if (plan.entitlementId !== null) {
         this.q.insertEntitlement.run(
           tenantId,
-          entitlementId,
+          plan.entitlementId,
           row.actor_id,
           row.capability,
           row.id,
           at,
-          expiresAt,
+          plan.expiresAt,
         );
       }
-      const receipt = appendAccessRecord(this.journal, {
-        tenantId,
-        step: approve ? 'approved' : 'denied',
-        actorId: decider.id,
-        subjectId: row.id,
-        capability: row.capability,
-        tier: row.tier ?? 0,
-        at,
-        fields: {
-          access_request_id: row.id,
-          card_id: card.id,
-          requester_id: row.actor_id,
-          decision: input.decision,
-          duration_seconds: row.duration_seconds,
-          granted_seconds: seconds,
-          entitlement_id: entitlementId,
-          expires_at: expiresAt,
-          note: input.note,
-        },
-      });
+      const receipt = appendAccessRecord(this.journal, cardDecisionEntry(row, card, decider, input, plan));
       const after = this.reads.request(tenantId, row.id)!;
       return {
         card: this.reads.cardRecord(card, after, input.at),
         request: this.reads.record(after, input.at),
         entitlement:
-          entitlementId === null ? null : entitlementById(this.db, tenantId, entitlementId, input.at)!,
+          plan.entitlementId === null
+            ? null
+            : entitlementById(this.db, tenantId, plan.entitlementId, input.at)!,
         receipt,
       };
     });

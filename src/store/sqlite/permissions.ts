@@ -1,18 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { Permission, PermissionRepo, PutResult } from '../registry-ports.js';
+import { toPermission, type PermissionRow } from '../rows/permission.js';
 import { storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
-
-interface PermissionRow {
-  tenant_id: string;
-  actor_id: string;
-  capability: string;
-  granted_at: string;
-}
-
-function toPermission(r: PermissionRow): Permission {
-  return { tenantId: r.tenant_id, actorId: r.actor_id, capability: r.capability, grantedAt: r.granted_at };
-}
 
 export class SqlitePermissions implements PermissionRepo {
   private readonly insert: Database.Statement<[string, string, string, string]>;

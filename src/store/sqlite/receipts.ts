@@ -1,31 +1,13 @@
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
 import { readsWholeTenant } from '../../core/readers.js';
-import { publishReceipt, type PublishedReceipt } from '../../core/receipt.js';
+import type { PublishedReceipt } from '../../core/receipt.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import type { EntryLine } from '../../evidence/export-line.js';
 import type { Db } from './database.js';
-import { entryLineOf, ENTRY_LINE_COLUMNS, type EntryRow } from './journal-export.js';
+import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
+import { ENTRY_LINE_COLUMNS } from './journal-export.js';
 import { keysetPage } from './keyset.js';
-
-interface JournalSelectRow {
-  receipt_id: string;
-  sequence: bigint;
-  kind: string;
-  task_id: string | null;
-  intent_id: string;
-  actor_id: string;
-  capability: string;
-  allowed: bigint;
-  grant_id: string;
-  amount_micros: bigint;
-  occurred_at: string;
-  linked_at: string;
-  record_hash: string;
-  leaf: string;
-  record: string;
-  tombstone: string | null;
-}
 
 interface PageParams {
   tenant: string;
@@ -54,38 +36,17 @@ export const RECEIPTS_BY_TASK_SQL = `SELECT ${COLUMNS} FROM journal j
   WHERE j.tenant_id = @tenant AND j.task_id = @task AND j.sequence > @after AND ${READABLE}
   ORDER BY j.sequence LIMIT @limit`;
 
-function publish(r: JournalSelectRow): PublishedReceipt {
-  return publishReceipt({
-    receiptId: r.receipt_id,
-    sequence: Number(r.sequence),
-    kind: r.kind,
-    taskId: r.task_id,
-    intentId: r.intent_id,
-    actorId: r.actor_id,
-    capability: r.capability,
-    allowed: r.allowed === 1n,
-    grantId: r.grant_id,
-    amountMicros: r.amount_micros,
-    occurredAt: r.occurred_at,
-    linkedAt: r.linked_at,
-    recordHash: r.record_hash,
-    leaf: r.leaf,
-    record: r.record,
-    tombstone: r.tombstone,
-  });
-}
-
 export class SqliteReceipts implements Receipts {
   private readonly q;
 
   constructor(db: Db) {
     this.q = {
-      page: db.prepare<[PageParams], JournalSelectRow>(RECEIPTS_PAGE_SQL).safeIntegers(true),
+      page: db.prepare<[PageParams], ReceiptRow>(RECEIPTS_PAGE_SQL).safeIntegers(true),
       byTask: db
-        .prepare<[PageParams & { task: string }], JournalSelectRow>(RECEIPTS_BY_TASK_SQL)
+        .prepare<[PageParams & { task: string }], ReceiptRow>(RECEIPTS_BY_TASK_SQL)
         .safeIntegers(true),
       one: db
-        .prepare<[Omit<PageParams, 'after' | 'limit'> & { receipt: string }], JournalSelectRow>(
+        .prepare<[Omit<PageParams, 'after' | 'limit'> & { receipt: string }], ReceiptRow>(
           `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND j.receipt_id = @receipt AND ${READABLE}`,
         )
         .safeIntegers(true),

@@ -1,14 +1,7 @@
 import type { SecretRepo, StoredSecret } from '../integration-ports.js';
+import { toStoredSecret, type SecretRow } from '../rows/secret.js';
 import { storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
-
-interface Row {
-  name: string;
-  key_id: string;
-  sealed: Buffer;
-  created_at: string;
-  updated_at: string;
-}
 
 /** Sealed secret bytes only: the key that opens them lives in a file beside the database. */
 export class SqliteSecrets implements SecretRepo {
@@ -16,8 +9,8 @@ export class SqliteSecrets implements SecretRepo {
 
   constructor(private readonly db: Db) {
     this.q = {
-      get: db.prepare<[string, string], Row>('SELECT * FROM secrets WHERE tenant_id = ? AND name = ?'),
-      list: db.prepare<[string], Row>('SELECT * FROM secrets WHERE tenant_id = ? ORDER BY name'),
+      get: db.prepare<[string, string], SecretRow>('SELECT * FROM secrets WHERE tenant_id = ? AND name = ?'),
+      list: db.prepare<[string], SecretRow>('SELECT * FROM secrets WHERE tenant_id = ? ORDER BY name'),
       put: db.prepare(
         `INSERT INTO secrets (tenant_id, name, key_id, sealed, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (tenant_id, name) DO UPDATE SET key_id = excluded.key_id, sealed = excluded.sealed,
@@ -50,12 +43,7 @@ export class SqliteSecrets implements SecretRepo {
   }
 
   async list(tenantId: string): Promise<StoredSecret[]> {
-    return this.q.list.all(tenantId).map((r) => ({
-      name: r.name,
-      keyId: r.key_id,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    }));
+    return this.q.list.all(tenantId).map(toStoredSecret);
   }
 
   async delete(tenantId: string, name: string): Promise<boolean> {

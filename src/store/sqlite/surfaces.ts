@@ -1,36 +1,19 @@
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
 import { integrationOpRecord } from '../../core/records/integration-op-record.js';
 import { receiptOf } from '../../core/records/sealed-receipt.js';
 import type { SealedReceipt } from '../decision-ports.js';
+import {
+  currentSurface,
+  revocation,
+  rotation,
+  toSurfaceState,
+  type SurfaceOpFields,
+  type SurfaceRow,
+} from '../rows/surface.js';
 import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-ports.js';
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
-
-interface Row {
-  tenant_id: string;
-  surface_id: string;
-  credential_ref: string;
-  retired_refs: string;
-  status: 'active' | 'revoked';
-  rotated_at: string | null;
-  revoked_at: string | null;
-  updated_by: string;
-  updated_at: string;
-}
-
-const toState = (r: Row): SurfaceState => ({
-  tenantId: r.tenant_id,
-  surfaceId: r.surface_id,
-  credentialRef: r.credential_ref,
-  retiredRefs: JSON.parse(r.retired_refs) as string[],
-  status: r.status,
-  rotatedAt: r.rotated_at,
-  revokedAt: r.revoked_at,
-  updatedBy: r.updated_by,
-  updatedAt: r.updated_at,
-});
 
 /** Integration-operations changes: each state change and its journal record in one transaction. */
 export class SqliteSurfaces implements SurfaceRepo {
@@ -43,10 +26,12 @@ export class SqliteSurfaces implements SurfaceRepo {
   ) {
     this.journal = new JournalWriter(db);
     this.q = {
-      get: db.prepare<[string, string], Row>(
+      get: db.prepare<[string, string], SurfaceRow>(
         'SELECT * FROM surface_states WHERE tenant_id = ? AND surface_id = ?',
       ),
-      list: db.prepare<[string], Row>('SELECT * FROM surface_states WHERE tenant_id = ? ORDER BY surface_id'),
+      list: db.prepare<[string], SurfaceRow>(
+        'SELECT * FROM surface_states WHERE tenant_id = ? ORDER BY surface_id',
+      ),
       put: db.prepare(
         `INSERT INTO surface_states (tenant_id, surface_id, credential_ref, retired_refs, status, rotated_at, revoked_at,
            updated_by, updated_at)
@@ -60,11 +45,11 @@ export class SqliteSurfaces implements SurfaceRepo {
 
   async get(tenantId: string, surfaceId: string): Promise<SurfaceState | undefined> {
     const r = this.q.get.get(tenantId, surfaceId);
-    return r && toState(r);
+    return r && toSurfaceState(r);
   }
 
   async list(tenantId: string): Promise<SurfaceState[]> {
-    return this.q.list.all(tenantId).map(toState);
+    return this.q.list.all(tenantId).map(toSurfaceState);
   }
 
   async rotate(
@@ -75,40 +60,9 @@ export class SqliteSurfaces implements SurfaceRepo {
     return this.tx(() => {
       const at = this.clock().toISOString();
       const before = this.current(tenantId, surfaceId, o.documentRef, o.actor, at);
-      if (before.credentialRef === o.next) {
-        throw new SvcError('conflict', `surface ${surfaceId} already uses that credential reference`, {
-          code: 'credential_in_use',
-        });
-      }
-      // A retired credential may be compromised: a surface never goes back to one.
-      if (before.retiredRefs.includes(o.next)) {
-        throw new SvcError('conflict', `surface ${surfaceId} retired that credential reference`, {
-          code: 'credential_retired',
-          remedy: 'rotate to a new reference, such as a new secret (`svc secret set`)',
-        });
-      }
-      const state: SurfaceState = {
-        ...before,
-        credentialRef: o.next,
-        retiredRefs: [...before.retiredRefs, before.credentialRef],
-        status: 'active',
-        rotatedAt: at,
-        updatedBy: o.actor.id,
-        updatedAt: at,
-      };
+      const { state, fields } = rotation(before, o.next, o.actor, at);
       this.write(state);
-      const reason =
-        before.status === 'revoked'
-          ? `surface ${surfaceId} moved to a new credential and is active again; the old credential is retired`
-          : `surface ${surfaceId} moved to a new credential; the old credential is retired`;
-      const receipt = this.seal(tenantId, surfaceId, o.actor, at, {
-        action: 'rotate',
-        outcome: 'rotated',
-        reason,
-        credential_ref: o.next,
-        previous_ref: before.credentialRef,
-      });
-      return { state, receipt };
+      return { state, receipt: this.seal(tenantId, surfaceId, o.actor, at, fields) };
     });
   }
 
@@ -120,27 +74,9 @@ export class SqliteSurfaces implements SurfaceRepo {
     return this.tx(() => {
       const at = this.clock().toISOString();
       const before = this.current(tenantId, surfaceId, o.documentRef, o.actor, at);
-      if (before.status === 'revoked') {
-        throw new SvcError('conflict', `surface ${surfaceId} is already revoked (at ${before.revokedAt})`, {
-          code: 'surface_revoked',
-          remedy: 'rotate it to a new credential reference to use it again',
-        });
-      }
-      const state: SurfaceState = {
-        ...before,
-        status: 'revoked',
-        revokedAt: at,
-        updatedBy: o.actor.id,
-        updatedAt: at,
-      };
+      const { state, fields } = revocation(before, o.actor, at);
       this.write(state);
-      const receipt = this.seal(tenantId, surfaceId, o.actor, at, {
-        action: 'revoke',
-        outcome: 'revoked',
-        reason: `surface ${surfaceId} is withdrawn: new operations on it are refused. This records the daemon's own revocation, not the vendor's`,
-        credential_ref: before.credentialRef,
-      });
-      return { state, receipt };
+      return { state, receipt: this.seal(tenantId, surfaceId, o.actor, at, fields) };
     });
   }
 
@@ -168,20 +104,13 @@ export class SqliteSurfaces implements SurfaceRepo {
     actor: Actor,
     at: string,
   ): SurfaceState {
-    const r = this.q.get.get(tenantId, surfaceId);
-    return r
-      ? toState(r)
-      : {
-          tenantId,
-          surfaceId,
-          credentialRef: documentRef,
-          retiredRefs: [],
-          status: 'active',
-          rotatedAt: null,
-          revokedAt: null,
-          updatedBy: actor.id,
-          updatedAt: at,
-        };
+    return currentSurface(this.q.get.get(tenantId, surfaceId), {
+      tenantId,
+      surfaceId,
+      documentRef,
+      actor,
+      at,
+    });
   }
 
   private write(s: SurfaceState): void {
@@ -207,7 +136,7 @@ export class SqliteSurfaces implements SurfaceRepo {
     surfaceId: string,
     actor: Actor,
     at: string,
-    fields: Record<string, unknown> & { action: string; outcome: string; reason: string },
+    fields: SurfaceOpFields,
   ): SealedReceipt {
     const record = integrationOpRecord({ tenantId, surfaceId, actorId: actor.id, at, fields });
     return receiptOf(record, this.journal.append(record, at));

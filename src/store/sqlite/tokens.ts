@@ -1,29 +1,7 @@
 import type { TokenRecord, TokenRepo, TokenSummary } from '../ports.js';
+import { toTokenRecord, toTokenSummary, tokenValues, type TokenRow } from '../rows/token.js';
 import { prep, storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
-
-interface TokenRow {
-  id: string;
-  tenant_id: string;
-  actor_id: string;
-  secret_hash: Buffer;
-  label: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-function toSummary(r: Omit<TokenRow, 'secret_hash'>): TokenSummary {
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    actorId: r.actor_id,
-    label: r.label,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
-  };
-}
 
 /**
  * One token row, always: the row itself when the id exists, else a decoy row of the same
@@ -41,7 +19,7 @@ const LOOKUP_SQL = `
 
 export function lookupToken(db: Db, id: string): { record: TokenRecord; found: boolean } {
   const r = prep(db, LOOKUP_SQL).get({ id }) as TokenRow & { found: 0 | 1 };
-  return { record: { ...toSummary(r), secretHash: new Uint8Array(r.secret_hash) }, found: r.found === 1 };
+  return { record: toTokenRecord(r), found: r.found === 1 };
 }
 
 export function insertToken(db: Db, t: TokenRecord): void {
@@ -49,16 +27,7 @@ export function insertToken(db: Db, t: TokenRecord): void {
     db,
     `INSERT INTO tokens (id, tenant_id, actor_id, secret_hash, label, created_at, expires_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    t.id,
-    t.tenantId,
-    t.actorId,
-    Buffer.from(t.secretHash),
-    t.label,
-    t.createdAt,
-    t.expiresAt,
-    t.revokedAt,
-  );
+  ).run(...tokenValues(t));
 }
 
 export class SqliteTokens implements TokenRepo {
@@ -105,7 +74,7 @@ export class SqliteTokens implements TokenRepo {
             `SELECT ${cols} FROM tokens WHERE tenant_id = ? AND actor_id = ? ORDER BY created_at, id`,
           ).all(tenantId, actorId)
     ) as Omit<TokenRow, 'secret_hash'>[];
-    return rows.map(toSummary);
+    return rows.map(toTokenSummary);
   }
 
   async revoke(tenantId: string, id: string, at: string): Promise<boolean> {
