@@ -1,11 +1,7 @@
 import { Flags } from '@oclif/core';
 import { dataDirFlag, SvcCommand } from '../../src/cli/base-command.js';
-import { SvcError } from '../../src/core/errors.js';
-import { DataDir, resolveDataDir } from '../../src/store/data-dir.js';
-import { migrateToPostgres } from '../../src/store/migrate-copy.js';
-import { isPostgresUrl, redactUrl } from '../../src/store/postgres/connection-url.js';
-import { PgDb } from '../../src/store/postgres/database.js';
-import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { resolveDataDir } from '../../src/store/data-dir.js';
+import { migrateDataDir } from '../../src/store/migrate-data-dir.js';
 
 interface MigrateResult {
   target: string;
@@ -36,38 +32,11 @@ export default class StoreMigrate extends SvcCommand {
 
   async run(): Promise<MigrateResult> {
     const { flags } = await this.parse(StoreMigrate);
-    if (!isPostgresUrl(flags.to)) {
-      throw new SvcError(
-        'usage',
-        `--to must be a postgres:// or postgresql:// URL, got ${redactUrl(flags.to)}`,
-        {
-          field: 'to',
-          remedy: 'pass --to postgres://USER@HOST:PORT/DATABASE (the password from PGPASSWORD or ~/.pgpass)',
-        },
-      );
-    }
-    const target = redactUrl(flags.to);
-    const dir = new DataDir(resolveDataDir(flags['data-dir'], process.env, process.cwd()), 'sqlite');
-    if (!dir.exists()) {
-      throw new SvcError('not_initialized', `no SQLite database in the data dir ${dir.root}`, {
-        field: 'data-dir',
-        remedy: 'point --data-dir (or SVC_HOME) at the data dir whose database you are moving',
-      });
-    }
-    const pg = await PgDb.connect(flags.to, { poolSize: 2, statementTimeoutMs: 600_000 });
-    let report: Awaited<ReturnType<typeof migrateToPostgres>>;
-    try {
-      const store = SqliteStore.open(dir.database);
-      try {
-        report = await migrateToPostgres(store.db, pg, {
-          onTable: (table, rows) => this.note(`copied ${table}: ${rows} rows`),
-        });
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await pg.close();
-    }
+    const { target, report } = await migrateDataDir(
+      resolveDataDir(flags['data-dir'], process.env, process.cwd()),
+      flags.to,
+      { onTable: (table, rows) => this.note(`copied ${table}: ${rows} rows`) },
+    );
     const total = report.tables.reduce((n, t) => n + t.rows, 0);
     this.show(() =>
       [

@@ -20,6 +20,7 @@ export const bot: Actor = {
   createdAt: AT,
 };
 
+/** An allowed-shape `POST /v1/action` request of agent bot in tenant acme (both adapters' tests). */
 export function request(
   capability: string,
   taskId: string,

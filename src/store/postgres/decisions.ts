@@ -14,6 +14,12 @@ import { loadDecisionState, loadPolicySource } from './decision-state.js';
 import { journalParts } from './journal.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
+import {
+  admissionValues,
+  executionValues,
+  grantValues,
+  openApprovalValues,
+} from '../rows/decision-values.js';
 
 type Rules = Parameters<DecisionStore['decide']>[3];
 
@@ -96,81 +102,38 @@ export class PgDecisions implements DecisionStore {
       });
     }
     if (p.admission) {
-      const a = p.admission;
       parts.push({
         what: 'the admission',
         sql: `INSERT INTO admissions (tenant_id, id, root_id, task_id, intent_id, actor_id, capability, amount_micros,
             created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        params: [
-          t,
-          a.id,
-          a.rootId,
-          a.taskId,
-          a.intentId,
-          a.actorId,
-          a.capability,
-          a.amountMicros.toString(),
-          a.createdAt,
-        ],
+        params: admissionValues(t, p.admission),
       });
     }
     if (p.grant) {
-      const g = p.grant;
       parts.push({
         what: 'the grant',
         sql: `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        params: [t, g.id, g.intentId, g.actorId, g.capability, g.taskId, g.expiresAt, g.createdAt],
+        params: grantValues(t, p.grant),
       });
     }
     if (p.execution) {
       // Durable before the provider is called, owned by this replica's id (replica.ts).
-      const e = p.execution;
       parts.push({
         what: 'the pending execution',
         sql: `INSERT INTO executions (tenant_id, id, intent_id, task_id, step, actor_id, capability, action, tier,
             surface_id, operation, credential_ref, state, created_at, owner_pid, owner_instance)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $15)`,
-        params: [
-          t,
-          e.id,
-          e.intentId,
-          e.taskId,
-          e.step,
-          e.actorId,
-          e.capability,
-          e.action,
-          e.tier,
-          e.surfaceId,
-          e.operation,
-          e.credentialRef,
-          e.createdAt,
-          this.owner.pid,
-          this.owner.replicaId,
-        ],
+        params: executionValues(t, p.execution, { pid: this.owner.pid, instance: this.owner.replicaId }),
       });
     }
     if (p.openApproval) {
-      const a = p.openApproval;
       parts.push({
         what: 'the approval',
         sql: `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id,
             amount_micros, request_digest, status, expires_at, created_at)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)`,
-        params: [
-          t,
-          a.id,
-          a.intentId,
-          a.taskId,
-          a.step,
-          a.capability,
-          a.action,
-          a.requesterId,
-          a.amountMicros.toString(),
-          a.requestDigest,
-          a.expiresAt,
-          a.createdAt,
-        ],
+        params: openApprovalValues(t, p.openApproval),
       });
     }
     parts.push(intentPart(p));

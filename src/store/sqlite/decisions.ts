@@ -14,6 +14,12 @@ import type { Db } from './database.js';
 import { DecisionStateLoader } from './decision-state.js';
 import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { JournalWriter } from './journal.js';
+import {
+  admissionValues,
+  executionValues,
+  grantValues,
+  openApprovalValues,
+} from '../rows/decision-values.js';
 
 /**
  * The decision pipeline's SQLite side: load, decide (core), plan the writes (core), and
@@ -141,61 +147,10 @@ export class SqliteDecisions implements DecisionStore {
         throw new Error('approval could not be consumed');
       }
     }
-    if (p.admission) {
-      const a = p.admission;
-      this.w.admit.run(
-        t,
-        a.id,
-        a.rootId,
-        a.taskId,
-        a.intentId,
-        a.actorId,
-        a.capability,
-        a.amountMicros,
-        a.createdAt,
-      );
-    }
-    if (p.grant) {
-      const g = p.grant;
-      this.w.grant.run(t, g.id, g.intentId, g.actorId, g.capability, g.taskId, g.expiresAt, g.createdAt);
-    }
-    if (p.execution) {
-      const e = p.execution;
-      this.w.execution.run(
-        t,
-        e.id,
-        e.intentId,
-        e.taskId,
-        e.step,
-        e.actorId,
-        e.capability,
-        e.action,
-        e.tier,
-        e.surfaceId,
-        e.operation,
-        e.credentialRef,
-        e.createdAt,
-        this.owner.pid,
-        this.owner.instance,
-      );
-    }
-    if (p.openApproval) {
-      const a = p.openApproval;
-      this.w.openApproval.run(
-        t,
-        a.id,
-        a.intentId,
-        a.taskId,
-        a.step,
-        a.capability,
-        a.action,
-        a.requesterId,
-        a.amountMicros,
-        a.requestDigest,
-        a.expiresAt,
-        a.createdAt,
-      );
-    }
+    if (p.admission) this.w.admit.run(admissionValues(t, p.admission));
+    if (p.grant) this.w.grant.run(grantValues(t, p.grant));
+    if (p.execution) this.w.execution.run(executionValues(t, p.execution, this.owner));
+    if (p.openApproval) this.w.openApproval.run(openApprovalValues(t, p.openApproval));
     if (p.intentWrite === 'insert') this.w.insertIntent.run(p.intent);
     else this.w.updateIntent.run(p.intent);
     const k = p.effectKey;

@@ -2,7 +2,6 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
-import { requestDigest, type DecisionRequest } from '../../../src/core/decision/request.js';
 import { PolicyCache } from '../../../src/daemon/policy-cache.js';
 import { decodeHex } from '../../../src/evidence/encoding.js';
 import { inclusionProof } from '../../../src/evidence/merkle-tree.js';
@@ -10,6 +9,8 @@ import { sha256 } from '../../../src/evidence/node-crypto.js';
 import type { Sealed } from '../../../src/store/decision-ports.js';
 import type { Store } from '../../../src/store/ports.js';
 import type { StoreHarness } from '../harness.js';
+import type { DecisionRequest } from '../../../src/core/decision/request.js';
+import { request } from '../../helpers/pg-seed.js';
 import { human, T0 } from './fixtures.js';
 
 type SealedDecision = Extract<Sealed, { kind: 'sealed' }>;
@@ -70,33 +71,6 @@ async function provision(store: Store): Promise<void> {
       closedAt: null,
     });
   }
-}
-
-function request(capability: string, taskId: string, step: string, amountUsd?: number): DecisionRequest {
-  const body = {
-    tenant_id: 'acme',
-    actor_id: 'bot',
-    capability,
-    action: 'write',
-    task_id: taskId,
-    effect_key_step: step,
-    ...(amountUsd !== undefined ? { amount_usd: amountUsd } : {}),
-  };
-  return {
-    route: 'action',
-    tenantId: 'acme',
-    actorId: 'bot',
-    capability,
-    action: 'write',
-    taskId,
-    step,
-    amountMicros: amountUsd === undefined ? null : BigInt(Math.round(amountUsd * 1e6)),
-    intent: `write ${step}`,
-    params: null,
-    correlationId: null,
-    traceId: null,
-    digest: requestDigest(body),
-  };
 }
 
 /** DecisionStore, Approvals (decide), AnchorRepo, ProofRepo, JournalExports, Redactions, ExecutionStore. */
