@@ -82,6 +82,8 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   app.removeContentTypeParser('text/plain');
   useGuardedJson(app);
   registerErrorHandler(app);
-  mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock));
+  mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock), () =>
+    deps.store.durable(),
+  );
   return app;
 }

@@ -32,6 +32,11 @@ export interface RouteSpec<
   deprecated?: boolean;
   /** mounted only with this (e.g. "an integration-operations document"); documented as such */
   mountedOnlyWith?: string;
+  /**
+   * The reply shows only what the handler's own commit-queue transaction read and wrote,
+   * and the queue answers once that commit is durable: no read barrier (see `mountRoutes`).
+   */
+  durableByCommit?: boolean;
   handler: (ctx: RouteContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<unknown>;
 }
 
@@ -103,7 +108,14 @@ function parsePart(where: string, schema: z.ZodType | undefined, value: unknown)
   return r.data;
 }
 
-function toFastify(spec: AnyRoute, authenticate: (request: FastifyRequest) => Promise<Caller>) {
+/** Undefined when every commit so far is durable, else settles once it is (Store.durable). */
+export type DurableBarrier = () => Promise<void> | undefined;
+
+function toFastify(
+  spec: AnyRoute,
+  authenticate: (request: FastifyRequest) => Promise<Caller>,
+  durable: DurableBarrier,
+) {
   return {
     method: spec.method,
     url: spec.url,
@@ -128,23 +140,30 @@ function toFastify(spec: AnyRoute, authenticate: (request: FastifyRequest) => Pr
         reply,
       };
       const result = await spec.handler(ctx);
+      if (!spec.durableByCommit) await durable();
       return result;
     },
   };
 }
 
+/**
+ * Mount the table. `durable` is the read barrier: a SQLite commit is visible before its
+ * fsync ends (the commit queue syncs off the event loop), so a reply waits until what it
+ * may show is durable; nothing a client is shown can then be lost to a crash.
+ */
 export function mountRoutes(
   app: FastifyInstance,
   routes: readonly AnyRoute[],
   authenticate: (request: FastifyRequest) => Promise<Caller>,
+  durable: DurableBarrier = () => undefined,
 ): void {
-  for (const spec of routes) if (!spec.rawBody) app.route(toFastify(spec, authenticate));
+  for (const spec of routes) if (!spec.rawBody) app.route(toFastify(spec, authenticate, durable));
   const raw = routes.filter((r) => r.rawBody);
   if (raw.length === 0) return;
   // Raw-body routes live in their own scope, so their catch-all parser never touches the JSON routes.
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    for (const spec of raw) scope.route(toFastify(spec, authenticate));
+    for (const spec of raw) scope.route(toFastify(spec, authenticate, durable));
   });
 }

@@ -9,6 +9,8 @@ export interface OpenStoreOptions {
   clock?: () => Date;
   /** SQLite: how a connection waits for the write lock (see sqlite/write-lock.ts). */
   lockWait?: LockWait;
+  /** SQLite: checkpoint the WAL on a worker thread (long-running servers). */
+  checkpointer?: boolean;
   /** PostgreSQL: connections in the pool (default 10). */
   poolSize?: number;
   /** PostgreSQL: shown in pg_stat_activity. */
@@ -51,5 +53,6 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
   return SqliteStore.open(spec, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.lockWait ? { lockWait: opts.lockWait } : {}),
+    ...(opts.checkpointer ? { checkpointer: true } : {}),
   });
 }

@@ -110,5 +110,11 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly consoleSessions: ConsoleSessionRepo;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
+  /**
+   * Undefined when everything committed so far is durable, else a promise that settles
+   * when it is. A store whose commits are visible before their fsync (SQLite's commit queue)
+   * makes replies that show committed state wait for it; others always return undefined.
+   */
+  durable(): Promise<void> | undefined;
   close(): Promise<void>;
 }

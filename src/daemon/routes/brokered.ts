@@ -84,6 +84,7 @@ function brokeredRoute(
     operationId,
     tag: 'Decision',
     auth: 'token',
+    durableByCommit: true,
     body: ActionRequestBody,
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {

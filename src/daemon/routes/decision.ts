@@ -167,6 +167,7 @@ export function decisionRoute(
     operationId,
     tag: 'Decision',
     auth: 'token',
+    durableByCommit: true,
     body: ActionRequestBody,
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {

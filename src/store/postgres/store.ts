@@ -160,6 +160,11 @@ export class PgStore implements Store {
     }
   }
 
+  /** A PostgreSQL commit is durable before any session can see it. */
+  durable(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.executions.release();
     await this.revocations.close();

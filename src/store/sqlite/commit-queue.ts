@@ -1,5 +1,8 @@
+import type Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
+import type { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
+import type { DurableSync } from './wal-sync.js';
 import { lockWaitOf, nextDelay, storeBusy, tryBegin, txControl } from './write-lock.js';
 
 interface Job<T> {
@@ -11,11 +14,25 @@ interface Job<T> {
   result?: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
+/** Committed work waiting for the fsync that makes it durable. */
+interface Unsynced {
+  jobs: Job<unknown>[];
+  /** the commit count when these committed: a durability barrier waits until it is synced */
+  seq: number;
+}
+
 /**
  * Group commit. Work submitted in the same turn of the event loop runs in one IMMEDIATE
  * transaction, each job inside its own savepoint (a job that throws rolls back alone), and
- * every caller is answered only after the shared COMMIT is durable. With synchronous=FULL a
- * commit costs an fsync; sharing it is what makes durable decisions fast.
+ * every caller is answered only after the shared COMMIT is durable. A commit costs an
+ * fsync; sharing it is what makes durable decisions fast.
+ *
+ * With a `DurableSync` (wal-sync.ts) the fsync leaves the event loop: the batch commits with
+ * synchronous=NORMAL (frames written, not synced), the WAL is fdatasync'ed on the thread
+ * pool, and only then are its callers answered. The next batch is decided and committed
+ * while that fsync runs; batches committed meanwhile share the following fsync. If an fsync
+ * ever fails, what it covered may not survive a crash, so the queue stops: its callers and
+ * every later one get a 503, until the daemon is restarted (and recovers from the file).
  *
  * When another process holds the write lock, the queue never waits on the event loop: it
  * retries on a timer (jobs keep queueing and join the batch) and answers each job that
@@ -25,11 +42,38 @@ export class CommitQueue {
   private pending: Job<unknown>[] = [];
   private scheduled = false;
   private delay = 1;
+  private unsynced: Unsynced[] = [];
+  private syncing = false;
+  private committed = 0;
+  private synced = 0;
+  private barriers: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private broken: SvcError | undefined;
+  private readonly relaxed: Database.Statement | undefined;
+  private readonly strict: Database.Statement | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly maxBatch = 256,
-  ) {}
+    private readonly wal: DurableSync | null = null,
+    private readonly checkpointer: Checkpointer | null = null,
+  ) {
+    if (wal) {
+      this.relaxed = db.prepare('PRAGMA synchronous = NORMAL');
+      this.strict = db.prepare('PRAGMA synchronous = FULL');
+    }
+  }
+
+  /**
+   * Undefined when everything committed so far is durable; otherwise resolves once it is.
+   * A reply that shows committed state (a read) waits for it, so nothing a client is shown
+   * can be lost to a crash.
+   */
+  durable(): Promise<void> | undefined {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.synced === this.committed) return undefined;
+    const seq = this.committed;
+    return new Promise((resolve, reject) => this.barriers.push({ seq, resolve, reject }));
+  }
 
   submit<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -49,18 +93,43 @@ export class CommitQueue {
   private flush(): void {
     this.scheduled = false;
     if (this.pending.length === 0) return;
+    if (this.broken) {
+      for (const job of this.pending.splice(0)) job.reject(this.broken);
+      return;
+    }
+    // SQLite reads the safety level at COMMIT but refuses to change it inside a
+    // transaction: relax it around this batch only; every other write stays FULL.
+    this.relaxed?.run();
+    let batch: Job<unknown>[] | undefined;
+    try {
+      batch = this.commitBatch();
+    } finally {
+      this.strict?.run();
+    }
+    if (!batch) return;
+    this.checkpointer?.request();
+    if (!this.wal) {
+      answer(batch);
+      return;
+    }
+    this.unsynced.push({ jobs: batch, seq: ++this.committed });
+    this.sync();
+  }
+
+  /** The batch it committed, or undefined when it committed nothing (busy, failed). */
+  private commitBatch(): Job<unknown>[] | undefined {
     let locked: boolean;
     try {
       locked = tryBegin(this.db);
     } catch (err) {
       this.failAll(this.pending.splice(0), err);
-      return;
+      return undefined;
     }
     if (!locked) {
       this.expire();
       if (this.pending.length > 0) this.schedule(this.delay);
       this.delay = nextDelay(this.delay);
-      return;
+      return undefined;
     }
     this.delay = 1;
     const batch = this.pending.splice(0, this.maxBatch);
@@ -78,13 +147,46 @@ export class CommitQueue {
     } catch (err) {
       if (this.db.inTransaction) tx.rollback.run();
       this.failAll(batch, err);
-      return;
+      return undefined;
     }
-    for (const job of batch) {
-      const r = job.result!;
-      if (r.ok) job.resolve(r.value);
-      else job.reject(r.error);
-    }
+    return batch;
+  }
+
+  /** One fsync at a time; it covers every batch committed before it started. */
+  private sync(): void {
+    if (this.syncing || this.unsynced.length === 0 || !this.wal) return;
+    const group = this.unsynced;
+    this.unsynced = [];
+    const seq = group[group.length - 1]!.seq;
+    this.syncing = true;
+    this.wal.sync((err) => {
+      this.syncing = false;
+      if (err) {
+        this.break(group, err);
+        return;
+      }
+      this.synced = seq;
+      for (const g of group) answer(g.jobs);
+      const ready = this.barriers.filter((b) => b.seq <= seq);
+      this.barriers = this.barriers.filter((b) => b.seq > seq);
+      for (const b of ready) b.resolve();
+      this.sync();
+    });
+  }
+
+  private break(group: Unsynced[], cause: Error): void {
+    this.broken = new SvcError(
+      'unavailable',
+      'the store could not make its commits durable (fsync failed); decisions are refused until the daemon restarts',
+      {
+        cause,
+        remedy:
+          'check the disk holding the data dir, restart the daemon, then retry with the same effect key',
+      },
+    );
+    for (const g of [...group, ...this.unsynced]) for (const job of g.jobs) job.reject(this.broken);
+    this.unsynced = [];
+    for (const b of this.barriers.splice(0)) b.reject(this.broken);
   }
 
   /** Jobs whose deadline passed while the lock was held elsewhere: none of their work ran. */
@@ -104,5 +206,13 @@ export class CommitQueue {
       { cause: err, remedy: 'retry with the same body and effect key' },
     );
     for (const job of batch) job.reject(failure);
+  }
+}
+
+function answer(batch: Job<unknown>[]): void {
+  for (const job of batch) {
+    const r = job.result!;
+    if (r.ok) job.resolve(r.value);
+    else job.reject(r.error);
   }
 }

@@ -7,6 +7,7 @@ import { SqliteChannels } from './channels.js';
 import { SqliteConsoleSessions } from './console-sessions.js';
 import { SqliteConstraints } from './constraints.js';
 import { openDatabase, type Db } from './database.js';
+import { Checkpointer } from './checkpointer.js';
 import { CommitQueue } from './commit-queue.js';
 import { SqliteDecisions } from './decisions.js';
 import { SqliteDiscovery } from './discovery.js';
@@ -29,6 +30,7 @@ import { SqliteTaskReads } from './task-reads.js';
 import { SqliteThemes } from './themes.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
+import { WalSync } from './wal-sync.js';
 import { writeTransaction, type LockWait } from './write-lock.js';
 
 export class SqliteStore implements Store {
@@ -61,10 +63,15 @@ export class SqliteStore implements Store {
   readonly themes: SqliteThemes;
   readonly consoleSessions: SqliteConsoleSessions;
 
+  private readonly commits: CommitQueue;
+  private readonly wal: WalSync | null;
+  private readonly checkpointer: Checkpointer | null;
+
   private constructor(
     readonly db: Db,
     clock: () => Date,
     owner: ExecutionOwner,
+    offload: boolean,
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
@@ -75,7 +82,9 @@ export class SqliteStore implements Store {
     this.policies = new SqlitePolicies(db);
     this.tasks = new SqliteTasks(db);
     // One group-commit queue: brokered outcomes and new decisions share each durable commit.
-    const commits = new CommitQueue(db);
+    this.wal = WalSync.of(db);
+    this.checkpointer = offload && this.wal ? new Checkpointer(db) : null;
+    const commits = (this.commits = new CommitQueue(db, undefined, this.wal, this.checkpointer));
     this.decisions = new SqliteDecisions(db, clock, commits, owner);
     this.effects = new SqliteEffects(db, clock);
     this.surfaces = new SqliteSurfaces(db, clock);
@@ -101,12 +110,20 @@ export class SqliteStore implements Store {
   /**
    * `clock` is what decisions are timed by; tests pass their own. Each open store is one
    * owner of brokered calls: a second store on the same file is another daemon.
-   * `lockWait`: see write-lock.ts.
+   * `lockWait`: see write-lock.ts. `checkpointer`: a long-running server checkpoints the
+   * WAL on a worker thread (checkpointer.ts) instead of inside a commit.
    */
-  static open(file: string, opts: { clock?: () => Date; lockWait?: LockWait } = {}): SqliteStore {
+  static open(
+    file: string,
+    opts: { clock?: () => Date; lockWait?: LockWait; checkpointer?: boolean } = {},
+  ): SqliteStore {
     const db = openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {});
     backfillMerkleNodes(db);
-    return new SqliteStore(db, opts.clock ?? (() => new Date()), thisProcess());
+    return new SqliteStore(db, opts.clock ?? (() => new Date()), thisProcess(), opts.checkpointer ?? false);
+  }
+
+  durable(): Promise<void> | undefined {
+    return this.commits.durable();
   }
 
   async ping(): Promise<void> {
@@ -115,6 +132,10 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Answers still waiting on an fsync get it before the connection goes.
+    await this.commits.durable()?.catch(() => undefined);
+    await this.checkpointer?.close();
+    this.wal?.close();
     if (this.db.open) this.db.close();
   }
 }

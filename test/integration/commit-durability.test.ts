@@ -1,0 +1,258 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SvcError } from '../../src/core/errors.js';
+import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from '../../src/store/sqlite/checkpointer.js';
+import { CommitQueue } from '../../src/store/sqlite/commit-queue.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/database.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { WalSync, type DurableSync } from '../../src/store/sqlite/wal-sync.js';
+import { DAEMON_WAIT, writeTransaction } from '../../src/store/sqlite/write-lock.js';
+import { fixture } from '../helpers/fixture.js';
+import { capability, register } from '../helpers/registry.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+/**
+ * The real fsync, held at a gate the test opens: what it shows is the order of events
+ * (commit, fsync, answer), which a real fsync alone finishes too fast to observe.
+ */
+class GatedSync implements DurableSync {
+  calls = 0;
+  private held: ((err: Error | null) => void)[] = [];
+  failWith: Error | undefined;
+
+  constructor(private readonly real: WalSync) {}
+
+  sync(done: (err: Error | null) => void): void {
+    this.calls++;
+    this.real.sync((err) => this.held.push(() => done(err ?? this.failWith ?? null)));
+  }
+
+  async open(): Promise<void> {
+    while (this.held.length === 0) await new Promise((r) => setTimeout(r, 2));
+    for (const release of this.held.splice(0)) release(null);
+  }
+}
+
+const settled = <T>(p: Promise<T>) => {
+  const state = { done: false };
+  void p.then(
+    () => (state.done = true),
+    () => (state.done = true),
+  );
+  return state;
+};
+const tick = () => new Promise((r) => setTimeout(r, 20));
+
+describe('the commit queue: the fsync off the event loop', () => {
+  let dir: ReturnType<typeof tmpDir>;
+  let db: Db;
+  let wal: WalSync;
+  let gate: GatedSync;
+  let queue: CommitQueue;
+  const insert = (x: number) => () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes;
+  const count = () => (db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+
+  beforeEach(() => {
+    dir = tmpDir();
+    db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+    wal = WalSync.of(db)!;
+    gate = new GatedSync(wal);
+    queue = new CommitQueue(db, undefined, gate);
+  });
+
+  afterEach(() => {
+    wal.close();
+    db.close();
+    dir.cleanup();
+  });
+
+  it('answers a job only after the fsync that covers its commit', async () => {
+    const job = queue.submit(insert(1));
+    const state = settled(job);
+    await tick();
+    // Committed (visible to this connection), not yet answered: the fsync is held.
+    expect(count()).toBe(1);
+    expect(gate.calls).toBe(1);
+    expect(state.done).toBe(false);
+    const barrier = queue.durable();
+    expect(barrier).toBeInstanceOf(Promise);
+    await gate.open();
+    await expect(job).resolves.toBe(1);
+    await barrier;
+    expect(queue.durable()).toBeUndefined();
+  });
+
+  it('commits the next batch while an fsync runs; that batch waits for the following fsync', async () => {
+    const first = queue.submit(insert(1));
+    await tick();
+    const second = queue.submit(insert(2));
+    const secondState = settled(second);
+    await tick();
+    expect(count()).toBe(2);
+    // One fsync at a time: the second batch has not started its own yet.
+    expect(gate.calls).toBe(1);
+    const barrier = queue.durable()!;
+    const barrierState = settled(barrier);
+    await gate.open();
+    await first;
+    await tick();
+    expect(secondState.done).toBe(false);
+    expect(barrierState.done).toBe(false);
+    expect(gate.calls).toBe(2);
+    await gate.open();
+    await second;
+    await barrier;
+  });
+
+  it('relaxes the safety level for its own COMMIT only: every other write on the connection stays FULL', async () => {
+    const job = queue.submit(insert(1));
+    await tick();
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    await writeTransaction(db, () => db.prepare('INSERT INTO t (x) VALUES (9)').run());
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    await gate.open();
+    await job;
+  });
+
+  it('stops on a failed fsync: its jobs, later jobs and barriers get a 503, nothing is answered as durable', async () => {
+    gate.failWith = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const job = queue.submit(insert(1));
+    await tick();
+    const barrier = queue.durable()!;
+    await gate.open();
+    const err = await job.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SvcError);
+    expect((err as SvcError).code).toBe('unavailable');
+    expect((err as SvcError).message).toMatch(/fsync failed/);
+    await expect(barrier).rejects.toThrow(/fsync failed/);
+    const later = await queue.submit(insert(2)).catch((e: unknown) => e);
+    expect((later as SvcError).code).toBe('unavailable');
+    // The later job never ran.
+    expect(count()).toBe(1);
+    await expect(queue.durable()).rejects.toThrow(/until the daemon restarts/);
+  });
+
+  it('syncs the WAL file the connection writes', () => {
+    // fdatasync covers the inode's dirty pages whoever wrote them: the descriptor must be
+    // the WAL's, and the WAL must be the file SQLite appends to.
+    expect(statSync(`${db.name}-wal`).isFile()).toBe(true);
+    return new Promise<void>((resolve, reject) => wal.sync((e) => (e ? reject(e) : resolve())));
+  });
+
+  it('is absent for a database not in WAL mode', () => {
+    const mem = new Database(':memory:');
+    try {
+      expect(WalSync.of(mem)).toBeNull();
+    } finally {
+      mem.close();
+    }
+  });
+});
+
+describe('the checkpointer: WAL checkpoints on a worker thread', () => {
+  let dir: ReturnType<typeof tmpDir>;
+
+  beforeEach(() => {
+    dir = tmpDir();
+  });
+  afterEach(() => dir.cleanup());
+
+  it('copies the WAL into the database off the event loop, so the next writer restarts the log', async () => {
+    const db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    const checkpointer = new Checkpointer(db);
+    try {
+      // The committing connection checkpoints itself only as a fallback.
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+      const queue = new CommitQueue(db, undefined, WalSync.of(db), checkpointer);
+      db.exec('CREATE TABLE t (x BLOB NOT NULL)');
+      const blob = Buffer.alloc(3000, 7);
+      for (let i = 0; i < 40; i++) {
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            queue.submit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(blob)),
+          ),
+        );
+      }
+      let r = await checkpointer.next();
+      // Nothing else reads: a passive checkpoint catches up with every frame.
+      expect(r.error).toBeUndefined();
+      expect(r.checkpointed).toBe(r.log);
+      expect(r.log).toBeGreaterThan(0);
+      await queue.submit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(blob));
+      r = await checkpointer.next();
+      // Caught up: the last write started the log again from its first frame.
+      expect(r.checkpointed).toBe(r.log);
+      expect(r.log).toBeLessThan(20);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+  });
+
+  it('runs for the daemon store and stops with it', async () => {
+    const store = SqliteStore.open(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT, checkpointer: true });
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+    expect(store.durable()).toBeUndefined();
+    await store.close();
+    expect(store.db.open).toBe(false);
+    // A CLI command's store keeps SQLite's own automatic checkpoint.
+    const cli = SqliteStore.open(join(dir.path, 'svc.db'));
+    try {
+      expect(cli.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      await cli.close();
+    }
+  });
+});
+
+describe('the daemon: replies show only durable state', () => {
+  it('holds a read reply until what it may show is durable; a decision answers on its own commit', async () => {
+    const f = await fixture();
+    try {
+      const bot = await f.token('acme', 'bot');
+      await register(f.store, 'acme', {
+        caps: [capability('acme', 'crm.read')],
+        grants: [['bot', 'crm.read']],
+        tasks: [{ id: 't1', sponsor: 'alice', budget: 100_000_000n }],
+      });
+      let release: () => void = () => undefined;
+      const pending = new Promise<void>((r) => (release = r));
+      // Stands for an fsync still running when the reply is ready.
+      const durable = vi.spyOn(f.store, 'durable').mockImplementation(() => pending);
+      const decided = await f.app.inject({
+        method: 'POST',
+        url: '/v1/action',
+        headers: { authorization: `Bearer ${bot}` },
+        payload: {
+          tenant_id: 'acme',
+          actor_id: 'bot',
+          capability: 'crm.read',
+          action: 'read',
+          task_id: 't1',
+          effect_key_step: 'barrier-1',
+        },
+      });
+      expect(decided.statusCode).toBe(200);
+      // The decision's reply came from its commit's own fsync: no barrier.
+      expect(durable).not.toHaveBeenCalled();
+      const id = (decided.json() as { receipt: { receipt_id: string } }).receipt.receipt_id;
+      const read = f.app.inject({
+        method: 'GET',
+        url: `/v1/receipts/${id}`,
+        headers: { authorization: `Bearer ${f.adminToken}` },
+      });
+      const state = settled(read);
+      await tick();
+      expect(durable).toHaveBeenCalled();
+      expect(state.done).toBe(false);
+      release();
+      expect((await read).statusCode).toBe(200);
+    } finally {
+      vi.restoreAllMocks();
+      await f.close();
+    }
+  });
+});
