@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, fstat, openSync } from 'node:fs';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { Db } from './database.js';
 
 /** What the commit queue needs of it: make everything committed so far durable, then call back. */
@@ -43,17 +43,11 @@ export class WalSync implements DurableSync {
       done(err as Error);
       return;
     }
-    fstat(fd, (statErr, st) => {
-      if (statErr) return done(statErr);
-      // The WAL is removed only when the last connection closes, and this store holds one
-      // open; if it ever was removed, the frames went through a checkpoint that SQLite
-      // synced, and the next sync must look at the file that now carries the name.
-      if (st.nlink === 0) {
-        this.close();
-        return this.sync(done);
-      }
-      fdatasync(fd, (err) => done(err));
-    });
+    // The descriptor stays valid for the store's life: SQLite removes the WAL only when the
+    // last connection closes, and refuses to leave WAL mode while another one is open, so
+    // while this store's connection is open the file it writes is this one (a TRUNCATE
+    // checkpoint by another process shortens it in place).
+    fdatasync(fd, (err) => done(err));
   }
 
   close(): void {
