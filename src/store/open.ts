@@ -1,7 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import type { Store } from './ports.js';
 import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
-import { SqliteStore } from './sqlite/store.js';
 import type { LockWait } from './sqlite/write-lock.js';
 
 export interface OpenStoreOptions {
@@ -50,6 +49,9 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
       ...(opts.applicationName !== undefined ? { applicationName: opts.applicationName } : {}),
     });
   }
+  // Also on demand: commands that only talk to the daemon never open a store, and the SQLite
+  // adapter's module graph is a tenth of a second of every command's start-up.
+  const { SqliteStore } = await import('./sqlite/store.js');
   return SqliteStore.open(spec, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.lockWait ? { lockWait: opts.lockWait } : {}),
