@@ -169,7 +169,8 @@ if (!only || only === 'decision') {
   console.log(
     `allowed POST /v1/action: ${d.peak.rps.toFixed(0)} decisions/s (p50 ${d.peak.p50_ms} ms, p99 ${d.peak.p99_ms} ms at peak); ` +
       `bare node:http POST ${d.ceiling.rps.toFixed(0)} req/s; ratio ${d.ratio.toFixed(2)} of the ceiling (target 0.25); ` +
-      `at half the peak rate: p50 ${d.half.p50_ms} ms, p99 ${d.half.p99_ms} ms; ${d.decisions} decisions journaled`,
+      `at half the peak rate (${fmt(d.half.rate)} req/s paced evenly, open loop): p50 ${d.half.p50_ms.toFixed(1)} ms, ` +
+      `p99 ${d.half.p99_ms.toFixed(1)} ms, max ${d.half.max_ms.toFixed(1)} ms; ${d.decisions} decisions journaled`,
   );
 }
 if (!only || only === 'brokered') {
