@@ -48,7 +48,10 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
 
   const fire = (i, due) => {
     lagUs[i] = Number(process.hrtime.bigint() - due) / 1e3;
+    let over = false; // a request and its response can both report an error: count it once
     const fail = (why) => {
+      if (over) return;
+      over = true;
       errors++;
       firstError ??= why;
       latencyUs[i] = NaN;
@@ -59,6 +62,8 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
       r.on('end', () => {
         const now = process.hrtime.bigint();
         if (r.statusCode < 200 || r.statusCode > 299) return fail(`HTTP ${r.statusCode}`);
+        if (over) return;
+        over = true;
         latencyUs[i] = Number(now - due) / 1e3;
         answered++;
         lastAnswer = now;
