@@ -6,7 +6,7 @@ import { withAttestations } from './anchors.js';
 import { openDatabase, type Db } from './database.js';
 
 /** Rows per read: large enough to amortise a query, small enough that memory stays flat. */
-const PAGE = 5000;
+const PAGE = 1000;
 
 /**
  * The RFC 8785 text of an entry line (evidence-format.md §8: keys in UTF-16 order, strings
