@@ -4,7 +4,7 @@ import { SvcError } from '../core/errors.js';
 import { decodeBase64 } from '../evidence/encoding.js';
 import { exportBody, headerLine, lineText } from '../evidence/export-writer.js';
 import { sha256 } from '../evidence/node-crypto.js';
-import type { StoredHead } from '../store/evidence-ports.js';
+import type { JournalSnapshot, StoredHead } from '../store/evidence-ports.js';
 import type { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 
@@ -70,9 +70,10 @@ export async function exportLog(
         { tenantId, exportedAt, head: anchor.head, publicKey, preAnchor: anchorCount === 0 },
         sha256,
       );
-      const items = snapshot.items(n, created ? { skipAnchorAt: n } : {});
+      const skip = created ? { skipAnchorAt: n } : {};
+      const body = hasLines(snapshot) ? snapshot.lines(n, skip) : exportBody(n, snapshot.items(n, skip));
       // One page of lines in flight at a time: the writer's backpressure bounds memory.
-      const source = Readable.from(lines(lineText(header), exportBody(n, items), n, opts.onProgress), {
+      const source = Readable.from(lines(lineText(header), body, n, opts.onProgress), {
         highWaterMark: 1,
       });
       await pipeline(source, out, { end: opts.keepOpen !== true });
@@ -94,6 +95,18 @@ export async function exportLog(
     'unavailable',
     `the journal of tenant ${tenantId} kept changing under redactions; try again`,
   );
+}
+
+/**
+ * A snapshot that also gives the body as text, the same bytes as exportBody over its items
+ * (SQLite's builds plain entry lines in the query: see store/sqlite/journal-export.ts).
+ */
+interface TextSnapshot {
+  lines(size: number, opts: { skipAnchorAt?: number }): AsyncIterable<string>;
+}
+
+function hasLines(snapshot: JournalSnapshot): snapshot is JournalSnapshot & TextSnapshot {
+  return typeof (snapshot as Partial<TextSnapshot>).lines === 'function';
 }
 
 async function* lines(

@@ -1,13 +1,15 @@
 // svc's allowed, durable POST /v1/action against the Cerbos PDP's POST /api/check/resources
 // (audit log on) and a bare node:http JSON POST, in the same run, same machine, same 32
 // connections, plain HTTP on every side; repeated BENCH_RUNS times so the figures come
-// with their spread. Then svc alone: latency at half its own peak rate, and at one connection.
+// with their spread. Then svc alone: latency at half its own peak rate (paced evenly, open
+// loop), and at one connection.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cerbosCheck, installCerbos, startCerbos } from './cerbos.mjs';
 import { bin, dist, load, provisionBench, sequential, startBare, waitFor } from './harness.mjs';
+import { paced } from './paced.mjs';
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -106,19 +108,28 @@ export async function peerComparison({ seconds, runs }) {
     } else {
       result.cerbos_skipped = peer.skip;
     }
-    // svc alone: half of its own peak (autocannon's overallRate spreads it over the 32
-    // connections), then one connection, one request at a time.
+    // svc alone: half of its own peak, paced evenly and open-loop (paced.mjs: latency from
+    // each request's due time), after one discarded second at that rate to warm the
+    // generator; then one connection, one request at a time.
     const rate = Math.max(1, Math.floor(result.svc.rps.median / 2));
+    const pacedRequest = { method: 'POST', headers: svcRequest.headers, body: svcBody };
     const half = [];
     const single = [];
     for (let i = 0; i < runs; i++) {
-      half.push(await load(svcUrl, { seconds, requests: [svcRequest], rate }));
+      await paced(svcUrl, { rate, seconds: 1, request: pacedRequest });
+      const h = await paced(svcUrl, { rate, seconds, request: pacedRequest });
+      if (h.errors > 0) throw new Error(`svc at ${rate} req/s: ${h.errors} errors, first: ${h.first_error}`);
+      half.push(h);
       single.push(await sequential(svcUrl, { seconds, request: { ...svcRequest, body: svcBody } }));
     }
     result.half_rate = rate;
     result.svc_half = {
+      achieved_rps: spread(half.map((h) => h.achieved_rps)),
       p50_ms: spread(half.map((h) => h.p50_ms)),
+      p90_ms: spread(half.map((h) => h.p90_ms)),
       p99_ms: spread(half.map((h) => h.p99_ms)),
+      max_ms: spread(half.map((h) => h.max_ms)),
+      lag_p99_ms: spread(half.map((h) => h.lag_p99_ms)),
     };
     result.svc_one = {
       rps: spread(single.map((h) => h.rps)),

@@ -36,14 +36,17 @@ export function waitFor(child, re) {
   });
 }
 
-export async function load(url, { seconds, headers = {}, requests, rate, connections = 32 }) {
+/**
+ * autocannon, closed-loop: as fast as `connections` connections go. (Not for a latency at a
+ * given rate: autocannon's `overallRate` sends each second's quota in a burst; paced.mjs paces.)
+ */
+export async function load(url, { seconds, headers = {}, requests, connections = 32 }) {
   const r = await autocannon({
     url,
     connections,
     duration: seconds,
     headers,
     ...(requests ? { requests } : {}),
-    ...(rate ? { overallRate: rate } : {}),
   });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
   return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99 };

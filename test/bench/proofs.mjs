@@ -14,7 +14,10 @@ const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 function appendBatch(store, journal, from, to) {
-  const id = (p) => `${p}_${randomBytes(16).toString('hex')}`;
+  // Random ids as the pipeline makes them, drawn once per batch (one call per id was a tenth of the build).
+  const pool = randomBytes(16 * 3 * (to - from));
+  let used = 0;
+  const id = (p) => `${p}_${pool.toString('hex', used, (used += 16))}`;
   const at = new Date(Date.UTC(2026, 0, 1) + from * 10).toISOString();
   store.db.transaction(() => {
     for (let i = from; i < to; i++) {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { Config } from '@oclif/core';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, ROOT } from '../helpers/cli.js';
 
 /** The binary checks the runtime before loading anything that needs a current one. */
 describe('svc on an unsupported Node.js', () => {
@@ -30,5 +31,23 @@ describe('svc on an unsupported Node.js', () => {
     const r = as('20.19.0');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^svc\/\d+\.\d+\.\d+ /);
+  });
+});
+
+/** bin/run.js answers `--version` itself, without loading oclif: it must say what oclif says. */
+describe('svc --version', () => {
+  it("prints oclif's own version line, and nothing else", async () => {
+    const config = await Config.load(ROOT);
+    const r = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${config.userAgent}\n`);
+  });
+
+  it('leaves every other first argument to oclif', () => {
+    const r = spawnSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('VERSION');
+    expect(r.stdout).toContain('COMMANDS');
   });
 });
