@@ -1,6 +1,5 @@
+import { hash } from 'node:crypto';
 import { cjson } from '../../evidence/cjson.js';
-import { encodeHex, encodeUtf8 } from '../../evidence/encoding.js';
-import { sha256 } from '../../evidence/node-crypto.js';
 import type { Micros } from '../money.js';
 
 export type Route = 'action' | 'brokered';
@@ -32,8 +31,11 @@ export const CORRELATION_FIELDS = ['correlation_id', 'trace_id'] as const;
  * `request_digest = hex(SHA-256(CJSON(body without correlation fields)))`.
  */
 export function requestDigest(body: Record<string, unknown>): string {
-  const identity = Object.fromEntries(
-    Object.entries(body).filter(([k]) => !(CORRELATION_FIELDS as readonly string[]).includes(k)),
-  );
-  return encodeHex(sha256(encodeUtf8(cjson(identity))));
+  // Computed for every decision: one loop, and the hash takes the text as UTF-8 and answers
+  // in hex natively. cjson refuses lone surrogates, so the text always has a UTF-8 form.
+  const identity: [string, unknown][] = [];
+  for (const key of Object.keys(body)) {
+    if (key !== CORRELATION_FIELDS[0] && key !== CORRELATION_FIELDS[1]) identity.push([key, body[key]]);
+  }
+  return hash('sha256', cjson(Object.fromEntries(identity)), 'hex');
 }
