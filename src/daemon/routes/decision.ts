@@ -8,6 +8,7 @@ import type { Caller } from '../caller.js';
 import type { DaemonDeps } from '../deps.js';
 import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
+import { acceptActionRequest } from '../schemas/action-request-fast.js';
 import {
   ActionRequestBody,
   ConflictResponse,
@@ -168,6 +169,7 @@ export function decisionRoute(
     tag: 'Decision',
     auth: 'token',
     body: ActionRequestBody,
+    acceptBody: acceptActionRequest,
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);
