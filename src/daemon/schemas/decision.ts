@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
 import { CONFLICT_CODES, REFUSAL_CODES } from '../../core/decision/outcome.js';
-import { requestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
+import { actionRequestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
 import { SLUG } from '../../core/ids.js';
 import { parseUsd } from '../../core/money.js';
 
@@ -57,7 +57,7 @@ export function toDecisionRequest(route: Route, body: ActionRequestBody): Decisi
     params: body.params ?? null,
     correlationId: body.correlation_id ?? null,
     traceId: body.trace_id ?? null,
-    digest: requestDigest(body as Record<string, unknown>),
+    digest: actionRequestDigest(body),
   };
 }
 

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestDigest } from '../../../src/core/decision/request.js';
+import {
+  actionRequestDigest,
+  requestDigest,
+  type ActionRequestFields,
+} from '../../../src/core/decision/request.js';
 import { cjson } from '../../../src/evidence/cjson.js';
 import { encodeHex, encodeUtf8 } from '../../../src/evidence/encoding.js';
 import { sha256 } from '../../../src/evidence/node-crypto.js';
@@ -53,5 +57,44 @@ describe('requestDigest', () => {
 
   it('refuses a lone surrogate instead of hashing a replacement character', () => {
     expect(() => requestDigest({ intent: 'a\uD800b' })).toThrow(TypeError);
+  });
+});
+
+const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('\uD800', 'a\uDC00'));
+const wire = fc.record(
+  {
+    tenant_id: anyText,
+    actor_id: anyText,
+    capability: anyText,
+    action: anyText,
+    task_id: anyText,
+    effect_key_step: anyText,
+    amount_usd: fc.oneof(fc.double(), fc.constant(undefined), fc.string()),
+    intent: fc.oneof(anyText, fc.integer()),
+    params: fc.dictionary(anyText, fc.jsonValue({ maxDepth: 3 })),
+    correlation_id: anyText,
+    trace_id: anyText,
+    extra: fc.jsonValue({ maxDepth: 1 }),
+  },
+  { requiredKeys: ['tenant_id', 'actor_id', 'capability', 'action', 'task_id', 'effect_key_step'] },
+);
+
+const result = (f: () => string) => {
+  try {
+    return f();
+  } catch (err) {
+    return (err as Error).constructor.name;
+  }
+};
+
+describe('actionRequestDigest', () => {
+  it('is requestDigest for any body, expected or not (or throws as it does)', () => {
+    fc.assert(
+      fc.property(wire, (b) => {
+        const fields = b as unknown as ActionRequestFields;
+        expect(result(() => actionRequestDigest(fields))).toBe(result(() => requestDigest(b)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
