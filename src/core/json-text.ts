@@ -57,12 +57,25 @@ function pathOf(stack: readonly Frame[], where: string): string {
 
 /** Index of the quote that closes the string opening at `start`, or -1. */
 function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i;
+  // Every decision body goes through here: jump from quote to quote natively; a quote
+  // closes the string when an even number of backslashes precede it.
+  let at = start;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    let b = at - 1;
+    while (text.charCodeAt(b) === 0x5c) b--;
+    if ((at - 1 - b) % 2 === 0) return at;
   }
-  return -1;
+}
+
+/** A member name that needs JSON.parse to be read: an escape, or a control character it refuses. */
+function needsParse(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x5c || c < 0x20) return true;
+  }
+  return false;
 }
 
 function isNumberChar(c: number): boolean {
@@ -99,11 +112,13 @@ function scan(text: string, where: string): void {
       if (end < 0) return;
       const top = stack.at(-1);
       if (top?.keys && expectKey) {
-        let key: string;
-        try {
-          key = JSON.parse(text.slice(i, end + 1)) as string;
-        } catch {
-          return;
+        let key = text.slice(i + 1, end);
+        if (needsParse(key)) {
+          try {
+            key = JSON.parse(`"${key}"`) as string;
+          } catch {
+            return;
+          }
         }
         top.key = key;
         if (top.keys.has(key))

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Bearer tokens: `svct_<id>_<secret>`. The 64-bit id is public (listed, revoked by it);
@@ -31,7 +31,9 @@ export function parseToken(text: string): TokenParts | undefined {
 }
 
 export function hashTokenSecret(id: string, secret: string): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(`svc/token/1\0${id}\0${secret}`).digest());
+  // Every authenticated request hashes its secret once: the one-shot hash, not a Hash
+  // object. Copied out, so a cached digest never holds a larger buffer alive.
+  return new Uint8Array(hash('sha256', `svc/token/1\0${id}\0${secret}`, 'buffer'));
 }
 
 /** Constant-time comparison of a presented secret against the stored hash. */

@@ -6,6 +6,7 @@ import { hashTokenSecret, parseToken, tokenSecretMatches, tokenState } from '../
 import type { Store } from '../store/ports.js';
 import { AuthCache, DEFAULT_AUTH_CACHE_SIZE } from './auth-cache.js';
 import type { Caller } from './caller.js';
+import { ChangeMarkReader } from './change-mark.js';
 
 export type AuthMode = 'token' | 'mtls';
 
@@ -36,15 +37,22 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return bearer ?? header;
 }
 
-async function byToken(store: Store, cache: AuthCache, request: FastifyRequest, now: Date): Promise<Caller> {
+async function byToken(
+  store: Store,
+  cache: AuthCache,
+  marks: ChangeMarkReader,
+  request: FastifyRequest,
+  now: Date,
+): Promise<Caller> {
   const text = presentedToken(request);
   if (text === undefined)
     throw unauthenticated('no credential: send Authorization: Bearer <token> or X-SVC-Token');
   const parts = parseToken(text);
   if (!parts) throw unauthenticated('the credential is not an svc token');
-  // The mark is read before anything else, so a change committed from here on is seen by
-  // the next request (which clears the cache) and this lookup's result is not kept.
-  const generation = cache.sync(await store.tokens.changeMark());
+  // The mark is read (after this request arrived) before anything else, so a change
+  // committed from here on is seen by the next request (which clears the cache) and this
+  // lookup's result is not kept.
+  const generation = cache.sync(await marks.next());
   const cached = cache.get(parts.id, hashTokenSecret(parts.id, parts.secret), now.getTime());
   if (cached) return cached;
   const record = await store.tokens.find(parts.id);
@@ -98,8 +106,9 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
  */
 export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
   const cache = new AuthCache(DEFAULT_AUTH_CACHE_SIZE);
+  const marks = new ChangeMarkReader(() => store.tokens.changeMark());
   return (request: FastifyRequest): Promise<Caller> =>
-    mode === 'mtls' ? byCertificate(store, request) : byToken(store, cache, request, clock());
+    mode === 'mtls' ? byCertificate(store, request) : byToken(store, cache, marks, request, clock());
 }
 
 /** A valid credential without the role is 403, never 401. */

@@ -22,6 +22,12 @@ export interface RouteSpec<
   auth: 'none' | 'token';
   body?: B;
   /**
+   * A precompiled check for the hot routes: the schema's output for a body the schema
+   * certainly accepts (lone surrogates included), else undefined and the body takes the
+   * scan and the schema as usual, so refusals keep their exact message and field.
+   */
+  acceptBody?: (value: unknown) => z.output<B> | undefined;
+  /**
    * The body is not parsed: the handler gets its exact bytes as a Buffer (a signature may
    * cover them), whatever the media type. The map documents each media type accepted.
    */
@@ -133,7 +139,7 @@ function toFastify(
         caller: request.caller as Caller,
         body: spec.rawBody
           ? ((request.body as Buffer | undefined) ?? Buffer.alloc(0))
-          : parsePart('body', spec.body, request.body),
+          : (spec.acceptBody?.(request.body) ?? parsePart('body', spec.body, request.body)),
         query: parsePart('query', spec.query, request.query),
         params: parsePart('path', spec.params, request.params),
         request,

@@ -121,4 +121,21 @@ describe('authentication cache', () => {
     }
     expect(await f.store.tokens.changeMark()).not.toBe(afterInsert);
   });
+
+  it('checks arriving together share one change-mark read; a revocation before the next ones is still seen', async () => {
+    const bot = await f.token('acme', 'bot');
+    expect((await caps(bot)).statusCode).toBe(200);
+    const marks = vi.spyOn(f.store.tokens, 'changeMark');
+    const together = await Promise.all(Array.from({ length: 8 }, () => caps(bot)));
+    expect(together.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    expect(marks.mock.calls.length).toBeLessThan(8);
+    const cli = SqliteStore.open(f.dir.database);
+    try {
+      await revokeToken(cli, { tenantId: 'acme', tokenId: idOf(bot), now: f.now.value });
+    } finally {
+      await cli.close();
+    }
+    const after = await Promise.all(Array.from({ length: 8 }, () => caps(bot)));
+    expect(after.map((r) => r.json().reason)).toEqual(Array(8).fill('the token is revoked'));
+  });
 });

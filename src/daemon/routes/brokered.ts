@@ -5,6 +5,7 @@ import type { DaemonDeps } from '../deps.js';
 import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { BrokeredResponse, OutcomeNotRecorded } from '../schemas/brokered.js';
+import { acceptActionRequest } from '../schemas/action-request-fast.js';
 import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../schemas/decision.js';
 import {
   checkClaims,
@@ -86,6 +87,7 @@ function brokeredRoute(
     auth: 'token',
     durableByCommit: true,
     body: ActionRequestBody,
+    acceptBody: acceptActionRequest,
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);

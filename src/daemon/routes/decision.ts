@@ -8,6 +8,7 @@ import type { Caller } from '../caller.js';
 import type { DaemonDeps } from '../deps.js';
 import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
+import { acceptActionRequest } from '../schemas/action-request-fast.js';
 import {
   ActionRequestBody,
   ConflictResponse,
@@ -56,13 +57,14 @@ export const decisionStatus = (s: SealedDecision): number =>
 /** The decision-shaped body, shared by the action and brokered routes. */
 export function decisionBody(s: SealedDecision) {
   const r = s.receipt.record;
+  const amount = formatUsd(s.amountMicros);
   return {
     decision: s.outcome,
     intent_id: s.intentId,
     ...(s.code !== undefined ? { code: s.code } : {}),
     ...(s.reason !== undefined ? { reason: s.reason } : {}),
     ...(s.remedy !== undefined ? { remedy: s.remedy } : {}),
-    amount_usd: formatUsd(s.amountMicros),
+    amount_usd: amount,
     grant: s.grant
       ? {
           grant_id: s.grant.grantId,
@@ -91,7 +93,7 @@ export function decisionBody(s: SealedDecision) {
       action: r.action,
       outcome: s.outcome,
       code: s.code ?? null,
-      amount_usd: formatUsd(s.amountMicros),
+      amount_usd: amount,
     },
   };
 }
@@ -169,6 +171,7 @@ export function decisionRoute(
     auth: 'token',
     durableByCommit: true,
     body: ActionRequestBody,
+    acceptBody: acceptActionRequest,
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
 import { CONFLICT_CODES, REFUSAL_CODES } from '../../core/decision/outcome.js';
-import { requestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
+import { actionRequestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
 import { SLUG } from '../../core/ids.js';
 import { parseUsd } from '../../core/money.js';
 
-const STEP = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** An effect key's step: the caller's own idempotency element. */
+export const ACTION_STEP = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** ActionRequest and BrokeredRequest (semantics.md, Decision requests); unknown fields are refused. */
 export const ActionRequestBody = z
@@ -17,7 +18,7 @@ export const ActionRequestBody = z
     task_id: z.string().regex(SLUG),
     effect_key_step: z
       .string()
-      .regex(STEP)
+      .regex(ACTION_STEP)
       .describe('the idempotency element: a new action takes a new step; a retry or resume keeps it'),
     amount_usd: z
       .number()
@@ -56,7 +57,7 @@ export function toDecisionRequest(route: Route, body: ActionRequestBody): Decisi
     params: body.params ?? null,
     correlationId: body.correlation_id ?? null,
     traceId: body.trace_id ?? null,
-    digest: requestDigest(body as Record<string, unknown>),
+    digest: actionRequestDigest(body),
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   hashTokenSecret,
@@ -47,6 +48,11 @@ describe('bearer tokens', () => {
 
   it('hash is domain-separated and deterministic', () => {
     expect(hashTokenSecret('a', 'b')).toEqual(hashTokenSecret('a', 'b'));
+    // The stored hashes of every issued token depend on these exact bytes.
+    expect(Buffer.from(hashTokenSecret('0123456789abcdef', 'c2VjcmV0')).toString('hex')).toBe(
+      createHash('sha256').update('svc/token/1\u00000123456789abcdef\u0000c2VjcmV0').digest('hex'),
+    );
+    expect(hashTokenSecret('a', 'b').byteLength).toBe(32);
     expect(hashTokenSecret('a', 'b')).not.toEqual(hashTokenSecret('a\0b', ''));
   });
 
