@@ -1,4 +1,5 @@
 import { journalWrite, type Appended, type JournalAppend } from '../../evidence/journal-append.js';
+import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
@@ -15,6 +16,9 @@ export class JournalWriter {
   private readonly writeState;
   private readonly insert;
   private readonly insertNode;
+  private readonly readHead;
+  /** per tenant, the log state this writer last appended: reused while the store still holds it */
+  private readonly held = new Map<string, LogState>();
 
   constructor(private readonly db: Db) {
     this.writeState = db.prepare(
@@ -29,11 +33,12 @@ export class JournalWriter {
     this.insertNode = db.prepare(
       'INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
     );
+    this.readHead = db.prepare('SELECT size, chain_hash FROM journal_state WHERE tenant_id = ?').raw();
   }
 
   append(a: JournalAppend, linkedAt: string): Appended {
     if (!this.db.inTransaction) throw new Error('journal appends run inside the state change’s transaction');
-    const w = journalWrite(readLogState(this.db, a.tenantId), a, linkedAt, sha256);
+    const w = journalWrite(this.current(a.tenantId), a, linkedAt, sha256);
     const r = w.row;
     this.insert.run(
       r.tenantId,
@@ -59,7 +64,23 @@ export class JournalWriter {
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
     for (const node of w.subtrees) this.insertNode.run(a.tenantId, node.level, node.index, blob(node.hash));
     this.writeState.run(a.tenantId, w.state.size, w.state.chainHash, w.frontierText);
+    this.held.set(a.tenantId, w.state);
     return w.appended;
+  }
+
+  /**
+   * The tenant's stored log state. The size and chain hash are read in this transaction every
+   * time; the frontier is parsed from the store only when they differ from what this writer
+   * last appended (another writer or process appended since, or that append was rolled back).
+   * Equal chain hashes commit to the same leaves, hence the same frontier.
+   */
+  private current(tenantId: string): LogState | undefined {
+    const row = this.readHead.get(tenantId) as [number, string] | undefined;
+    const held = this.held.get(tenantId);
+    if (row !== undefined && held !== undefined && held.size === row[0] && held.chainHash === row[1]) {
+      return held;
+    }
+    return readLogState(this.db, tenantId);
   }
 }
 
