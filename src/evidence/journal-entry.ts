@@ -54,11 +54,8 @@ export function linkEntry(
   const frontier = appendToFrontier(state.frontier, leaf, sha256, subtrees);
   const next: LogState = { size: sequence, chainHash, frontier };
   linked.add(next);
-  return {
-    entry: { type: 'entry', ...body, chain_hash: chainHash, leaf: leafHex },
-    state: next,
-    subtrees,
-  };
+  const entry: EntryLine = { type: 'entry', ...body, chain_hash: chainHash, leaf: leafHex };
+  return { entry, state: next, subtrees };
 }
 
 /** States `linkEntry` computed: already well-formed, so not checked again. */
