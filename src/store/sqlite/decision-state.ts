@@ -15,7 +15,7 @@ export class DecisionStateLoader {
   /**
    * Per tenant, the capability rows read under one registry version. Every capability write
    * bumps `tenants.registry_version` in its own transaction, and the version is read inside
-   * each decision's transaction (`registry`), so a row held for the version read is the row
+   * each decision's transaction (`load`), so a row held for the version read is the row
    * stored, whichever connection or process wrote it.
    */
   private readonly capabilities = new Map<string, { version: number; byName: Map<string, Capability> }>();
@@ -23,15 +23,16 @@ export class DecisionStateLoader {
   constructor(db: Db) {
     const big = <T extends { safeIntegers: (on?: boolean) => T }>(s: T) => s.safeIntegers(true);
     this.q = {
-      tenant: db.prepare('SELECT approval_tier, registry_version FROM tenants WHERE id = ?'),
       capability: big(db.prepare('SELECT * FROM capabilities WHERE tenant_id = ? AND name = ?')),
       verbs: db.prepare('SELECT actions FROM capabilities WHERE tenant_id = ?'),
       policy: db.prepare('SELECT text FROM policies WHERE tenant_id = ?'),
-      // The task with its root's execution constraints, in one statement.
-      taskAndPlan: big(
+      // The tenant's registry version and approval tier, the task and its root's execution
+      // constraints, in one statement (no task: the task columns are null).
+      tenantAndTask: big(
         db.prepare(
-          `SELECT ${TASK_COLUMNS}, (SELECT r.constraints FROM tasks r WHERE r.tenant_id = t.tenant_id
-             AND r.id = t.root_id) AS plan FROM tasks t WHERE t.tenant_id = ? AND t.id = ?`,
+          `SELECT tn.approval_tier AS approval_tier, tn.registry_version AS registry_version, ${TASK_COLUMNS},
+             (SELECT r.constraints FROM tasks r WHERE r.tenant_id = t.tenant_id AND r.id = t.root_id) AS plan
+           FROM tenants tn LEFT JOIN tasks t ON t.tenant_id = tn.id AND t.id = ? WHERE tn.id = ?`,
         ),
       ),
       admissions: big(
@@ -60,12 +61,6 @@ export class DecisionStateLoader {
         ),
       ),
     };
-  }
-
-  registry(tenantId: string): { approvalTier: number; registryVersion: number } {
-    const t = this.q.tenant.get(tenantId) as { approval_tier: number; registry_version: number } | undefined;
-    if (!t) throw new Error(`tenant ${tenantId} vanished`);
-    return { approvalTier: t.approval_tier, registryVersion: t.registry_version };
   }
 
   policySource(tenantId: string): { text: string | null; verbs: string[] } {
@@ -103,19 +98,24 @@ export class DecisionStateLoader {
     return r && { credentialRef: r.credential_ref, status: r.status };
   }
 
-  load(
-    req: DecisionRequest,
-    caller: Actor,
-    now: Date,
-    registry: { approvalTier: number; registryVersion: number },
-  ): DecisionState {
+  /** The decision's state, and the registry version it was read under (what the policy is cached by). */
+  load(req: DecisionRequest, caller: Actor, now: Date): { state: DecisionState; registryVersion: number } {
     const t = req.tenantId;
-    const capability = this.capability(t, req.capability, registry.registryVersion);
-    const row = this.q.taskAndPlan.get(t, req.taskId) as (TaskRow & { plan: string | null }) | undefined;
-    const task = row && toTask(row);
+    const row = this.q.tenantAndTask.get(req.taskId, t) as
+      | (Omit<TaskRow, 'id'> & {
+          id: string | null;
+          approval_tier: bigint;
+          registry_version: bigint;
+          plan: string | null;
+        })
+      | undefined;
+    if (!row) throw new Error(`tenant ${t} vanished`);
+    const registryVersion = Number(row.registry_version);
+    const capability = this.capability(t, req.capability, registryVersion);
+    const task = row.id === null ? undefined : toTask(row as TaskRow);
     let constraints: DecisionState['constraints'];
     if (task) {
-      const plan = row!.plan;
+      const plan = row.plan;
       if (plan !== null) {
         const a = this.q.admissions.get(t, task.rootId) as { n: bigint; total: bigint };
         constraints = {
@@ -170,9 +170,9 @@ export class DecisionStateLoader {
       : this.q.entitlement.get(t, caller.id, req.capability, now.toISOString())
         ? 'entitlement'
         : undefined;
-    return {
+    const state: DecisionState = {
       now,
-      approvalTier: registry.approvalTier,
+      approvalTier: Number(row.approval_tier),
       caller,
       capability,
       task,
@@ -182,6 +182,7 @@ export class DecisionStateLoader {
       approval,
       surfaceProblem: undefined,
     };
+    return { state, registryVersion };
   }
 }
 

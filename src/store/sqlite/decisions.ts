@@ -95,9 +95,7 @@ export class SqliteDecisions implements DecisionStore {
 
   private decideNow(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Sealed {
     const now = this.clock();
-    const registry = this.loader.registry(req.tenantId);
-    const { registryVersion } = registry;
-    const loaded = this.loader.load(req, caller, now, registry);
+    const { state: loaded, registryVersion } = this.loader.load(req, caller, now);
     const needed = surfaceToJudge(req, loaded.capability);
     const surface = judgeSurface(
       req.tenantId,
