@@ -44,8 +44,14 @@ export function parseUsdText(text: string, field: string): Micros {
 
 /** Micros as a JSON number of USD, for API bodies and the export (`amount_usd`). */
 export function formatUsd(micros: Micros): number {
+  // Within 2^53 both conversions give the double nearest to micros / 10^6: the bigint and 1e6
+  // are exact doubles and IEEE division rounds correctly, as parsing the exact decimal text
+  // does. Beyond it the first conversion would round once more, so the text is parsed.
+  if (micros <= EXACT_MICROS && micros >= -EXACT_MICROS) return Number(micros) / 1e6;
   return Number(microsToDecimal(micros));
 }
+
+const EXACT_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Exact decimal text of micros in USD, without trailing zeros: 12500000n -> "12.5". */
 export function microsToDecimal(micros: Micros): string {

@@ -65,10 +65,16 @@ function inspectObject(value: object, path: string, ancestors: Set<object>): Can
  * bigint, Dates, class instances, sparse arrays) and RangeError for NaN and ±Infinity.
  */
 export function cjson(value: unknown): string {
-  // Every journal append canonicalises its record and its entry: one pass serves the plain
-  // values they are; anything else takes the checked path below, which names the problem.
-  const fast = canonicalPlain(value, 0);
-  if (fast !== undefined) return fast;
+  // Every journal append canonicalises its record and its entry, and every exported line is
+  // checked against its canonical form: those are plain values whose keys already stand in
+  // sorted order, which the engine's own serialiser writes exactly. Unsorted plain values take
+  // the single pass; anything else the checked path below, which names the problem.
+  const order = plainOrder(value, 0);
+  if (order === 'sorted' && !inheritedToJson()) return JSON.stringify(value);
+  if (order !== 'not_plain') {
+    const fast = canonicalPlain(value, 0);
+    if (fast !== undefined) return fast;
+  }
   const problem = findCanonicalProblem(value);
   if (problem) {
     const where = problem.path === '' ? 'the value' : `at ${problem.path}`;
@@ -82,6 +88,64 @@ export function cjson(value: unknown): string {
 
 /** Deeper than this, the checked path takes over (it also tells a cycle from a deep value). */
 const PLAIN_DEPTH = 64;
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Whether `value` is plain JSON data (as `canonicalPlain` accepts it) and, if so, whether every
+ * object's own keys are already in strictly ascending UTF-16 order. For a sorted plain value
+ * `JSON.stringify` writes the RFC 8785 text: it emits own keys in `Object.keys` order and uses
+ * the same string and number forms `canonicalPlain` does. (Integer-like keys, which the engine
+ * orders numerically, only pass when that order is also the UTF-16 one.)
+ */
+function plainOrder(value: unknown, depth: number): 'sorted' | 'unsorted' | 'not_plain' {
+  switch (typeof value) {
+    case 'string':
+      return SURROGATE.test(value) && !isWellFormedUnicode(value) ? 'not_plain' : 'sorted';
+    case 'number':
+      return Number.isFinite(value) ? 'sorted' : 'not_plain';
+    case 'boolean':
+      return 'sorted';
+    case 'object':
+      break;
+    default:
+      return 'not_plain';
+  }
+  if (value === null) return 'sorted';
+  if (depth >= PLAIN_DEPTH) return 'not_plain';
+  let order: 'sorted' | 'unsorted' = 'sorted';
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return 'not_plain';
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return 'not_plain';
+      const item = plainOrder(value[i], depth + 1);
+      if (item === 'not_plain') return item;
+      if (item === 'unsorted') order = item;
+    }
+    return order;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return 'not_plain';
+  if (Object.getOwnPropertySymbols(value).length > 0) return 'not_plain';
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (SURROGATE.test(key) && !isWellFormedUnicode(key)) return 'not_plain';
+    if (i > 0 && !(keys[i - 1]! < key)) order = 'unsorted';
+    const item = plainOrder((value as Record<string, unknown>)[key], depth + 1);
+    if (item === 'not_plain') return item;
+    if (item === 'unsorted') order = item;
+  }
+  return order;
+}
+
+/** `JSON.stringify` would call a `toJSON` added to the shared prototypes; the single pass never does. */
+function inheritedToJson(): boolean {
+  return (
+    (Object.prototype as { toJSON?: unknown }).toJSON !== undefined ||
+    (Array.prototype as { toJSON?: unknown }).toJSON !== undefined
+  );
+}
 
 /**
  * RFC 8785 text of a value made only of null, booleans, finite numbers, well-formed strings,

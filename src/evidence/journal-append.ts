@@ -125,7 +125,8 @@ export function journalWrite(
       amount_usd: formatUsd(a.amountMicros),
       occurred_at: a.occurredAt,
       linked_at: linkedAt,
-      ...(a.tombstone ? { tombstone: a.tombstone } : {}),
+      // undefined leaves it out of the preimage (linkEntry), as on every non-redaction entry
+      tombstone: a.tombstone,
     },
     sha256,
   );

@@ -81,6 +81,50 @@ export class MerkleFrontier {
   }
 }
 
+const NODE_HEX = /^[0-9a-f]{64}$/;
+
+/** Throws TypeError/RangeError when a stored frontier state cannot be one (as `fromState` does). */
+export function checkFrontierState(state: FrontierState): void {
+  const { size, nodes } = state;
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new RangeError('frontier size is not a safe integer >= 0');
+  if (!Array.isArray(nodes) || nodes.length !== bitCount(size)) {
+    throw new RangeError(`a frontier of size ${size} holds ${bitCount(size)} nodes`);
+  }
+  for (const node of nodes) {
+    if (typeof node !== 'string' || !NODE_HEX.test(node)) {
+      throw new TypeError('a frontier node is 64 lowercase hex digits');
+    }
+  }
+}
+
+/**
+ * `MerkleFrontier.fromState(state).append(data, completed)` followed by `.state()`, without
+ * decoding and re-encoding the whole right edge: only the nodes the append merges (amortised
+ * one) are decoded, the others are carried over as the same hex text. `state` must have
+ * passed `checkFrontierState` (or come from this function). Returns the new state.
+ */
+export function appendToFrontier(
+  state: FrontierState,
+  data: Uint8Array,
+  sha256: Sha256,
+  completed?: CompletedSubtree[],
+): FrontierState {
+  if (state.size >= Number.MAX_SAFE_INTEGER) throw new RangeError('the tree is full');
+  const nodes = state.nodes.slice();
+  let hash = leafHash(data, sha256);
+  let level = 0;
+  for (let s = state.size; s % 2 === 1; s = (s - 1) / 2) {
+    const left = decodeHex(nodes.pop()!);
+    if (left?.length !== 32) throw new TypeError('a frontier node is 64 lowercase hex digits');
+    hash = nodeHash(left, hash, sha256);
+    level += 1;
+    completed?.push({ level, index: (s - 1) / 2, hash });
+  }
+  nodes.push(encodeHex(hash));
+  return { size: state.size + 1, nodes };
+}
+
 function bitCount(n: number): number {
   let count = 0;
   for (let x = n; x > 0; x = Math.floor(x / 2)) count += x % 2;

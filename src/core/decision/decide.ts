@@ -288,12 +288,13 @@ export function decide(
     consumeApprovalId = a.id;
   }
 
-  // 12. allowed
-  return {
+  // 12. allowed (the optional field assigned, not spread: this is every allowed decision's path)
+  const allowed: Extract<Outcome, { kind: 'allowed' }> = {
     kind: 'allowed',
     tier,
     amountMicros: requested,
     determining: p.determining,
-    ...(consumeApprovalId ? { consumeApprovalId } : {}),
   };
+  if (consumeApprovalId) allowed.consumeApprovalId = consumeApprovalId;
+  return allowed;
 }

@@ -274,37 +274,38 @@ export function planDecision(p: DecisionPlanInput, ids: IdSource = randomId): De
   else if (o.kind === 'refused' && mode === 'resume')
     effectKey = { op: 'drop', taskId: req.taskId, step: req.step };
 
+  // Keys in sorted (RFC 8785) order: the record is canonicalised in one native pass.
   const record: Record<string, unknown> = {
-    v: 1,
-    kind: 'decision',
-    receipt_id: receiptId,
-    intent_id: intentId,
-    tenant_id: t,
-    actor_id: caller.id,
-    task_id: req.taskId,
-    effect_key_step: req.step,
-    capability: req.capability,
     action: req.action,
-    route: req.route,
-    resumed: mode === 'resume',
-    tier: o.tier,
-    outcome: o.kind,
+    actor_id: caller.id,
     allowed: o.kind === 'allowed',
-    code,
-    reason,
-    remedy,
     amount_usd: formatUsd(committed),
-    requested_usd: formatUsd(o.amountMicros),
-    grant_id: grant?.grantId ?? null,
-    grant_expires_at: grant?.expiresAt ?? null,
     approval_id: approval?.approvalId ?? null,
-    ...(execution ? { execution_id: execution.executionId } : {}),
-    determining: o.kind === 'refused' ? (o.determining ?? []) : o.kind === 'allowed' ? o.determining : [],
-    intent: req.intent,
-    request_digest: req.digest,
+    capability: req.capability,
+    code,
     correlation_id: req.correlationId,
-    trace_id: req.traceId,
+    determining: o.kind === 'refused' ? (o.determining ?? []) : o.kind === 'allowed' ? o.determining : [],
+    effect_key_step: req.step,
+    ...(execution ? { execution_id: execution.executionId } : {}),
+    grant_expires_at: grant?.expiresAt ?? null,
+    grant_id: grant?.grantId ?? null,
+    intent: req.intent,
+    intent_id: intentId,
+    kind: 'decision',
     occurred_at: at,
+    outcome: o.kind,
+    reason,
+    receipt_id: receiptId,
+    remedy,
+    request_digest: req.digest,
+    requested_usd: formatUsd(o.amountMicros),
+    resumed: mode === 'resume',
+    route: req.route,
+    task_id: req.taskId,
+    tenant_id: t,
+    tier: o.tier,
+    trace_id: req.traceId,
+    v: 1,
   };
   const journal: JournalAppend = {
     tenantId: t,
@@ -322,29 +323,38 @@ export function planDecision(p: DecisionPlanInput, ids: IdSource = randomId): De
     record,
   };
 
+  // One object shape whatever the outcome (absent parts are undefined), and the reply's optional
+  // fields assigned rather than spread: spreading into these literals cost more than the rest
+  // of the plan together.
+  const reply: DecisionWrites['reply'] = {
+    kind: 'sealed',
+    outcome: o.kind,
+    intentId,
+    amountMicros: committed,
+    receipt: { receiptId, occurredAt: at, record },
+  };
+  if (code !== null) reply.code = code;
+  if (reason !== null) reply.reason = reason;
+  if (remedy !== null) reply.remedy = remedy;
+  if (grant) reply.grant = grant;
+  if (approval) reply.approval = approval;
+  if (execution) reply.execution = execution;
   return {
-    ...w,
     tenantId: t,
     at,
     intentId,
     receiptId,
+    reserve: w.reserve,
+    consumeApproval: w.consumeApproval,
+    admission: w.admission,
+    grant: w.grant,
+    execution: w.execution,
+    openApproval: w.openApproval,
     intent,
     intentWrite: mode === 'new' ? 'insert' : 'update',
-    ...(effectKey ? { effectKey } : {}),
+    effectKey,
     journal,
-    reply: {
-      kind: 'sealed',
-      outcome: o.kind,
-      intentId,
-      ...(code !== null ? { code } : {}),
-      ...(reason !== null ? { reason } : {}),
-      ...(remedy !== null ? { remedy } : {}),
-      amountMicros: committed,
-      receipt: { receiptId, occurredAt: at, record },
-      ...(grant ? { grant } : {}),
-      ...(approval ? { approval } : {}),
-      ...(execution ? { execution } : {}),
-    },
+    reply,
   };
 }
 

@@ -1,9 +1,9 @@
 import type { Actor } from '../../core/actor.js';
+import type { Capability } from '../../core/capability.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
-import type { Task } from '../../core/task.js';
 import { toCapability, type CapabilityRow } from './capabilities.js';
-import { TASK_SELECT, toTask, type TaskRow } from './tasks.js';
+import { TASK_COLUMNS, toTask, type TaskRow } from './tasks.js';
 import type { Db } from './database.js';
 
 /**
@@ -12,16 +12,29 @@ import type { Db } from './database.js';
  */
 export class DecisionStateLoader {
   private readonly q;
+  /**
+   * Per tenant, the capability rows read under one registry version. Every capability write
+   * bumps `tenants.registry_version` in its own transaction, and the version is read inside
+   * each decision's transaction (`load`), so a row held for the version read is the row
+   * stored, whichever connection or process wrote it.
+   */
+  private readonly capabilities = new Map<string, { version: number; byName: Map<string, Capability> }>();
 
   constructor(db: Db) {
     const big = <T extends { safeIntegers: (on?: boolean) => T }>(s: T) => s.safeIntegers(true);
     this.q = {
-      tenant: db.prepare('SELECT approval_tier, registry_version FROM tenants WHERE id = ?'),
       capability: big(db.prepare('SELECT * FROM capabilities WHERE tenant_id = ? AND name = ?')),
       verbs: db.prepare('SELECT actions FROM capabilities WHERE tenant_id = ?'),
       policy: db.prepare('SELECT text FROM policies WHERE tenant_id = ?'),
-      task: big(db.prepare(`${TASK_SELECT} WHERE t.tenant_id = ? AND t.id = ?`)),
-      constraints: db.prepare('SELECT constraints FROM tasks WHERE tenant_id = ? AND id = ?'),
+      // The tenant's registry version and approval tier, the task and its root's execution
+      // constraints, in one statement (no task: the task columns are null).
+      tenantAndTask: big(
+        db.prepare(
+          `SELECT tn.approval_tier AS approval_tier, tn.registry_version AS registry_version, ${TASK_COLUMNS},
+             (SELECT r.constraints FROM tasks r WHERE r.tenant_id = t.tenant_id AND r.id = t.root_id) AS plan
+           FROM tenants tn LEFT JOIN tasks t ON t.tenant_id = tn.id AND t.id = ? WHERE tn.id = ?`,
+        ),
+      ),
       admissions: big(
         db.prepare(
           'SELECT count(*) AS n, coalesce(sum(amount_micros), 0) AS total FROM admissions WHERE tenant_id = ? AND root_id = ?',
@@ -50,12 +63,6 @@ export class DecisionStateLoader {
     };
   }
 
-  registry(tenantId: string): { approvalTier: number; registryVersion: number } {
-    const t = this.q.tenant.get(tenantId) as { approval_tier: number; registry_version: number } | undefined;
-    if (!t) throw new Error(`tenant ${tenantId} vanished`);
-    return { approvalTier: t.approval_tier, registryVersion: t.registry_version };
-  }
-
   policySource(tenantId: string): { text: string | null; verbs: string[] } {
     const p = this.q.policy.get(tenantId) as { text: string } | undefined;
     const verbs = new Set<string>();
@@ -64,16 +71,21 @@ export class DecisionStateLoader {
     return { text: p?.text ?? null, verbs: [...verbs] };
   }
 
-  task(tenantId: string, id: string): Task | undefined {
-    const r = this.q.task.get(tenantId, id) as TaskRow | undefined;
-    return r && toTask(r);
-  }
-
-  private planOf(tenantId: string, id: string): string | null {
-    return (
-      (this.q.constraints.get(tenantId, id) as { constraints: string | null } | undefined)?.constraints ??
-      null
-    );
+  /** The capability registered under `name`, as stored under `registryVersion` (see `capabilities`). */
+  private capability(tenantId: string, name: string, registryVersion: number): Capability | undefined {
+    let held = this.capabilities.get(tenantId);
+    if (held?.version !== registryVersion) {
+      held = { version: registryVersion, byName: new Map() };
+      this.capabilities.set(tenantId, held);
+    }
+    const hit = held.byName.get(name);
+    if (hit) return hit;
+    const row = this.q.capability.get(tenantId, name) as CapabilityRow | undefined;
+    if (!row) return undefined;
+    const capability = toCapability(row);
+    // Only registered names are held (never misses, which any caller can make up), bounded.
+    if (held.byName.size < MAX_HELD_CAPABILITIES) held.byName.set(name, capability);
+    return capability;
   }
 
   /** A surface's stored state in the tenant; undefined until it was first rotated or revoked. */
@@ -86,13 +98,24 @@ export class DecisionStateLoader {
     return r && { credentialRef: r.credential_ref, status: r.status };
   }
 
-  load(req: DecisionRequest, caller: Actor, now: Date, approvalTier: number): DecisionState {
+  /** The decision's state, and the registry version it was read under (what the policy is cached by). */
+  load(req: DecisionRequest, caller: Actor, now: Date): { state: DecisionState; registryVersion: number } {
     const t = req.tenantId;
-    const capRow = this.q.capability.get(t, req.capability) as CapabilityRow | undefined;
-    const task = this.task(t, req.taskId);
+    const row = this.q.tenantAndTask.get(req.taskId, t) as
+      | (Omit<TaskRow, 'id'> & {
+          id: string | null;
+          approval_tier: bigint;
+          registry_version: bigint;
+          plan: string | null;
+        })
+      | undefined;
+    if (!row) throw new Error(`tenant ${t} vanished`);
+    const registryVersion = Number(row.registry_version);
+    const capability = this.capability(t, req.capability, registryVersion);
+    const task = row.id === null ? undefined : toTask(row as TaskRow);
     let constraints: DecisionState['constraints'];
     if (task) {
-      const plan = this.planOf(t, task.rootId);
+      const plan = row.plan;
       if (plan !== null) {
         const a = this.q.admissions.get(t, task.rootId) as { n: bigint; total: bigint };
         constraints = {
@@ -147,11 +170,11 @@ export class DecisionStateLoader {
       : this.q.entitlement.get(t, caller.id, req.capability, now.toISOString())
         ? 'entitlement'
         : undefined;
-    return {
+    const state: DecisionState = {
       now,
-      approvalTier,
+      approvalTier: Number(row.approval_tier),
       caller,
-      capability: capRow && toCapability(capRow),
+      capability,
       task,
       constraints,
       effectKey,
@@ -159,5 +182,9 @@ export class DecisionStateLoader {
       approval,
       surfaceProblem: undefined,
     };
+    return { state, registryVersion };
   }
 }
+
+/** Capability rows held per tenant and registry version, at most. */
+const MAX_HELD_CAPABILITIES = 1024;

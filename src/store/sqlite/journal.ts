@@ -1,4 +1,10 @@
-import { journalWrite, type Appended, type JournalAppend } from '../../evidence/journal-append.js';
+import {
+  journalWrite,
+  type Appended,
+  type JournalAppend,
+  type JournalWrite,
+} from '../../evidence/journal-append.js';
+import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
@@ -6,17 +12,38 @@ import { readLogState } from './log-state.js';
 export type { Appended, JournalAppend, JournalKind } from '../../evidence/journal-append.js';
 
 /**
+ * Per connection and tenant, the log state the last append on that connection wrote, shared
+ * by every writer on it (decisions, approvals, effects... interleave their appends).
+ */
+const heldStates = new WeakMap<Db, Map<string, LogState>>();
+
+/**
  * Append one record to a tenant's journal. Must run inside the caller's write transaction,
  * together with the state change it records: the log state is read and written here in
  * O(log n), never by rescanning the log. What is written is computed by `journalWrite`
  * (evidence/journal-append.ts); this class only stores it.
+ *
+ * The state is not read back from the store before each append: the writer computes from the
+ * state the connection's last append wrote and moves `journal_state` on only where it still
+ * holds that size and chain hash (equal chain hashes commit to the same leaves, hence the same
+ * frontier). When it does not (another process appended, or that append was rolled back), the
+ * stored state is read and the append computed again from it.
  */
 export class JournalWriter {
+  private readonly advance;
   private readonly writeState;
   private readonly insert;
   private readonly insertNode;
+  private readonly held: Map<string, LogState>;
 
   constructor(private readonly db: Db) {
+    let held = heldStates.get(db);
+    if (!held) heldStates.set(db, (held = new Map()));
+    this.held = held;
+    this.advance = db.prepare(
+      `UPDATE journal_state SET size = ?, chain_hash = ?, frontier = ?
+       WHERE tenant_id = ? AND size = ? AND chain_hash = ?`,
+    );
     this.writeState = db.prepare(
       `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
        ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`,
@@ -33,7 +60,22 @@ export class JournalWriter {
 
   append(a: JournalAppend, linkedAt: string): Appended {
     if (!this.db.inTransaction) throw new Error('journal appends run inside the state change’s transaction');
-    const w = journalWrite(readLogState(this.db, a.tenantId), a, linkedAt, sha256);
+    const t = a.tenantId;
+    const held = this.held.get(t);
+    if (held !== undefined) {
+      const w = journalWrite(held, a, linkedAt, sha256);
+      const s = w.state;
+      if (this.advance.run(s.size, s.chainHash, w.frontierText, t, held.size, held.chainHash).changes === 1) {
+        return this.write(w);
+      }
+    }
+    const w = journalWrite(readLogState(this.db, t), a, linkedAt, sha256);
+    this.writeState.run(t, w.state.size, w.state.chainHash, w.frontierText);
+    return this.write(w);
+  }
+
+  /** The entry row and the Merkle subtrees it completed; `journal_state` is already moved on. */
+  private write(w: JournalWrite): Appended {
     const r = w.row;
     this.insert.run(
       r.tenantId,
@@ -57,8 +99,8 @@ export class JournalWriter {
       r.chainHash,
     );
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
-    for (const node of w.subtrees) this.insertNode.run(a.tenantId, node.level, node.index, blob(node.hash));
-    this.writeState.run(a.tenantId, w.state.size, w.state.chainHash, w.frontierText);
+    for (const node of w.subtrees) this.insertNode.run(r.tenantId, node.level, node.index, blob(node.hash));
+    this.held.set(r.tenantId, w.state);
     return w.appended;
   }
 }

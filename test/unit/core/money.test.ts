@@ -163,6 +163,22 @@ describe('formatting', () => {
     );
   });
 
+  it('formatUsd is the double nearest to the exact decimal text, over the whole range and both signs', () => {
+    const edge = BigInt(Number.MAX_SAFE_INTEGER);
+    const micros = fc.oneof(
+      fc.bigInt({ min: -MAX_MICROS, max: MAX_MICROS }),
+      fc.bigInt({ min: -(10n ** 9n), max: 10n ** 9n }),
+      fc.bigInt({ min: edge - 1000n, max: edge + 1000n }),
+      fc.bigInt({ min: -edge - 1000n, max: -edge + 1000n }),
+    );
+    fc.assert(
+      fc.property(micros, (m) => {
+        expect(Object.is(formatUsd(m), Number(microsToDecimal(m)))).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it('every accepted double formats back to the same double', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 1e12, noNaN: true }), (x) => {

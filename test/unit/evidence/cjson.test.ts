@@ -147,6 +147,46 @@ describe('cjson: the single-pass path for plain values', () => {
     );
   });
 
+  it('writes what canonicalize writes for values whose keys already stand in sorted order (the native pass)', () => {
+    const sortDeep = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(sortDeep);
+      if (v === null || typeof v !== 'object') return v;
+      const keys = Object.keys(v).sort();
+      const out: Record<string, unknown> = {};
+      for (const k of keys)
+        Object.defineProperty(out, k, {
+          value: sortDeep((v as Record<string, unknown>)[k]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      return out;
+    };
+    fc.assert(
+      fc.property(plain, (value) => {
+        const sorted = sortDeep(value);
+        const problem = findCanonicalProblem(sorted);
+        if (problem) expect(() => cjson(sorted)).toThrow(/CJSON/);
+        else expect(cjson(sorted)).toBe(canonicalize(value));
+      }),
+      { numRuns: 2_000 },
+    );
+    // Integer-like keys: the engine orders them numerically, RFC 8785 by UTF-16 units.
+    expect(cjson({ '9': 1, '10': 2, a: 3 })).toBe('{"10":2,"9":1,"a":3}');
+  });
+
+  it('never calls a toJSON added to the shared prototypes', () => {
+    const protos = [Object.prototype, Array.prototype] as { toJSON?: unknown }[];
+    for (const proto of protos) {
+      proto.toJSON = () => 'replaced';
+      try {
+        expect(cjson({ a: [1, { b: 2 }] })).toBe('{"a":[1,{"b":2}]}');
+      } finally {
+        delete proto.toJSON;
+      }
+    }
+  });
+
   it('still names the problem of a value nested deeper than the single pass goes', () => {
     let deep: unknown = 'ok';
     for (let i = 0; i < 100; i++) deep = [deep];

@@ -1,7 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MerkleFrontier } from '../../../src/evidence/merkle-frontier.js';
+import {
+  appendToFrontier,
+  checkFrontierState,
+  MerkleFrontier,
+} from '../../../src/evidence/merkle-frontier.js';
+import type { CompletedSubtree } from '../../../src/evidence/merkle-subtrees.js';
 import { verifyConsistency, verifyInclusion } from '../../../src/evidence/merkle-proof.js';
 import { consistencyProof, inclusionProof, leafHash, treeHash } from '../../../src/evidence/merkle-tree.js';
 import { sha256 } from '../../../src/evidence/node-crypto.js';
@@ -153,6 +158,52 @@ describe('MerkleFrontier', () => {
         expect(restored.state()).toEqual(frontier.state());
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('appendToFrontier computes what fromState + append + state() computes, subtrees included', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 40 }), (size, more) => {
+        const data = items(size + more, size);
+        const reference = new MerkleFrontier(sha256);
+        data.slice(0, size).forEach((item) => reference.append(item));
+        let state = reference.state();
+        for (const item of data.slice(size)) {
+          const expected: CompletedSubtree[] = [];
+          const restored = MerkleFrontier.fromState(state, sha256);
+          restored.append(item, expected);
+          const completed: CompletedSubtree[] = [];
+          const before = structuredClone(state);
+          const next = appendToFrontier(state, item, sha256, completed);
+          expect(state).toEqual(before);
+          expect(next).toEqual(restored.state());
+          expect(completed.map((c) => [c.level, c.index, hex(c.hash)])).toEqual(
+            expected.map((c) => [c.level, c.index, hex(c.hash)]),
+          );
+          state = next;
+        }
+        expect(hex(MerkleFrontier.fromState(state, sha256).root())).toBe(hex(treeHash(data, sha256)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('checkFrontierState refuses what fromState refuses, and appendToFrontier a node it must merge', () => {
+    const node = '00'.repeat(32);
+    for (const bad of [
+      { size: 3, nodes: [node] },
+      { size: -1, nodes: [] },
+      { size: 1.5, nodes: [node] },
+      { size: 1, nodes: ['AB'.repeat(32)] },
+      { size: 1, nodes: ['00'] },
+      { size: 1, nodes: [`${node}0`] },
+    ]) {
+      expect(() => checkFrontierState(bad)).toThrow();
+      expect(() => MerkleFrontier.fromState(bad, sha256)).toThrow();
+    }
+    expect(() => checkFrontierState({ size: 2, nodes: [node] })).not.toThrow();
+    expect(() => appendToFrontier({ size: 1, nodes: ['zz'.repeat(32)] }, new Uint8Array(32), sha256)).toThrow(
+      TypeError,
     );
   });
 
