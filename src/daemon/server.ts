@@ -94,7 +94,11 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const witnesses = (o.witnesses ?? []).map((url) => attestUrl('witness', url));
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
-  const store = await dir.openStore({ lockWait: DAEMON_WAIT, checkpointer: true, applicationName: 'svc daemon' });
+  const store = await dir.openStore({
+    lockWait: DAEMON_WAIT,
+    checkpointer: true,
+    applicationName: 'svc daemon',
+  });
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
   const attestor = new AnchorAttestor(store, {
