@@ -19,19 +19,35 @@ import { tmpDir } from '../helpers/tmp.js';
  */
 class GatedSync implements DurableSync {
   calls = 0;
-  private held: ((err: Error | null) => void)[] = [];
+  private released = 0;
+  /** each held fsync's end, by the number of its call (0 for the first) */
+  private held = new Map<number, () => void>();
   failWith: Error | undefined;
 
   constructor(private readonly real: WalSync) {}
 
   sync(done: (err: Error | null) => void): void {
-    this.calls++;
-    this.real.sync((err) => this.held.push(() => done(err ?? this.failWith ?? null)));
+    const call = this.calls++;
+    this.real.sync((err) => this.held.set(call, () => done(err ?? this.failWith ?? null)));
   }
 
+  /** Let every fsync called so far finish (once the real ones have). */
   async open(): Promise<void> {
-    while (this.held.length === 0) await new Promise((r) => setTimeout(r, 2));
-    for (const release of this.held.splice(0)) release(null);
+    while (this.held.size < this.calls - this.released) await new Promise((r) => setTimeout(r, 2));
+    for (const call of [...this.held.keys()].sort((a, b) => a - b)) this.end(call);
+  }
+
+  /** Let the fsync of call `call` (0 for the first) finish alone. */
+  async openOne(call: number): Promise<void> {
+    while (!this.held.has(call)) await new Promise((r) => setTimeout(r, 2));
+    this.end(call);
+  }
+
+  private end(call: number): void {
+    const release = this.held.get(call)!;
+    this.held.delete(call);
+    this.released++;
+    release();
   }
 }
 
@@ -85,26 +101,65 @@ describe('the commit queue: the fsync off the event loop', () => {
     expect(queue.durable()).toBeUndefined();
   });
 
-  it('commits the next batch while an fsync runs; that batch waits for the following fsync', async () => {
+  it('commits the next batch while an fsync runs and syncs it at once; answers follow what each fsync covers', async () => {
     const first = queue.submit(insert(1));
     await tick();
     const second = queue.submit(insert(2));
+    const firstState = settled(first);
     const secondState = settled(second);
     await tick();
     expect(count()).toBe(2);
-    // One fsync at a time: the second batch has not started its own yet.
-    expect(gate.calls).toBe(1);
+    // The second batch did not wait for the first one's fsync to end; neither is answered.
+    expect(gate.calls).toBe(2);
+    expect(firstState.done).toBe(false);
     const barrier = queue.durable()!;
     const barrierState = settled(barrier);
-    await gate.open();
+    // The first fsync ends: it covers the first batch only.
+    await gate.openOne(0);
     await first;
     await tick();
     expect(secondState.done).toBe(false);
     expect(barrierState.done).toBe(false);
-    expect(gate.calls).toBe(2);
     await gate.open();
     await second;
     await barrier;
+  });
+
+  it('answers every batch an fsync covers even when it ends before an earlier one', async () => {
+    const first = queue.submit(insert(1));
+    await tick();
+    const second = queue.submit(insert(2));
+    await tick();
+    expect(gate.calls).toBe(2);
+    const firstState = settled(first);
+    // The second call covers both batches: once it ends, both are durable.
+    await gate.openOne(1);
+    await Promise.all([first, second]);
+    expect(firstState.done).toBe(true);
+    expect(queue.durable()).toBeUndefined();
+    // The first call's late end changes nothing.
+    await gate.open();
+    expect(queue.durable()).toBeUndefined();
+  });
+
+  it('keeps at most two fsyncs in flight; later batches share the next one', async () => {
+    const jobs = [queue.submit(insert(1))];
+    await tick();
+    jobs.push(queue.submit(insert(2)));
+    await tick();
+    jobs.push(queue.submit(insert(3)));
+    await tick();
+    jobs.push(queue.submit(insert(4)));
+    await tick();
+    expect(count()).toBe(4);
+    expect(gate.calls).toBe(2);
+    await gate.openOne(0);
+    await tick();
+    // One slot freed: the third and fourth batches share one call.
+    expect(gate.calls).toBe(3);
+    await gate.open();
+    await Promise.all(jobs);
+    expect(queue.durable()).toBeUndefined();
   });
 
   it('relaxes the safety level for its own COMMIT only: every other write on the connection stays FULL', async () => {

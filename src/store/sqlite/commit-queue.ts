@@ -14,6 +14,9 @@ interface Job<T> {
   result?: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
+/** fsyncs in flight at once: enough to overlap one with the next batch's, few enough to leave the pool free. */
+const MAX_SYNCS = 2;
+
 /** Committed work waiting for the fsync that makes it durable. */
 interface Unsynced {
   jobs: Job<unknown>[];
@@ -30,7 +33,7 @@ interface Unsynced {
  * With a `DurableSync` (wal-sync.ts) the fsync leaves the event loop: the batch commits with
  * synchronous=NORMAL (frames written, not synced), the WAL is fdatasync'ed on the thread
  * pool, and only then are its callers answered. The next batch is decided and committed
- * while that fsync runs; batches committed meanwhile share the following fsync. If an fsync
+ * while that fsync runs, and gets its own fsync at once (see `sync`). If an fsync
  * ever fails, what it covered may not survive a crash, so the queue stops: its callers and
  * every later one get a 503, until the daemon is restarted (and recovers from the file).
  *
@@ -43,8 +46,13 @@ export class CommitQueue {
   private scheduled = false;
   private delay = 1;
   private unsynced: Unsynced[] = [];
-  private syncing = false;
+  /** fsyncs in flight */
+  private syncing = 0;
+  /** batches committed (each numbered by this count when it committed) */
   private committed = 0;
+  /** the last batch the latest fsync call covers */
+  private called = 0;
+  /** the last batch known durable */
   private synced = 0;
   private barriers: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private broken: SvcError | undefined;
@@ -152,29 +160,38 @@ export class CommitQueue {
     return batch;
   }
 
-  /** One fsync at a time; it covers every batch committed before it started. */
+  /**
+   * An fsync covers every batch committed before it was called. A batch committed while one
+   * runs gets the next at once (up to `MAX_SYNCS` in flight, which the kernel joins into its
+   * journal commits) instead of waiting for it to end: whichever ends, every batch it covers
+   * is answered, in commit order.
+   */
   private sync(): void {
-    if (this.syncing || this.unsynced.length === 0 || !this.wal) return;
-    const group = this.unsynced;
-    this.unsynced = [];
-    const seq = group[group.length - 1]!.seq;
-    this.syncing = true;
-    this.wal.sync((err) => {
-      this.syncing = false;
+    const wal = this.wal;
+    if (!wal || this.syncing >= MAX_SYNCS || this.called === this.committed) return;
+    const covers = (this.called = this.committed);
+    this.syncing++;
+    wal.sync((err) => {
+      this.syncing--;
+      if (this.broken) return;
       if (err) {
-        this.break(group, err);
+        this.break(err);
         return;
       }
-      this.synced = seq;
-      for (const g of group) answer(g.jobs);
-      const ready = this.barriers.filter((b) => b.seq <= seq);
-      this.barriers = this.barriers.filter((b) => b.seq > seq);
-      for (const b of ready) b.resolve();
+      if (covers > this.synced) {
+        this.synced = covers;
+        let n = 0;
+        while (n < this.unsynced.length && this.unsynced[n]!.seq <= covers) answer(this.unsynced[n++]!.jobs);
+        this.unsynced.splice(0, n);
+        const ready = this.barriers.filter((b) => b.seq <= covers);
+        this.barriers = this.barriers.filter((b) => b.seq > covers);
+        for (const b of ready) b.resolve();
+      }
       this.sync();
     });
   }
 
-  private break(group: Unsynced[], cause: Error): void {
+  private break(cause: Error): void {
     this.broken = new SvcError(
       'unavailable',
       'the store could not make its commits durable (fsync failed); decisions are refused until the daemon restarts',
@@ -184,7 +201,7 @@ export class CommitQueue {
           'check the disk holding the data dir, restart the daemon, then retry with the same effect key',
       },
     );
-    for (const g of [...group, ...this.unsynced]) for (const job of g.jobs) job.reject(this.broken);
+    for (const g of this.unsynced) for (const job of g.jobs) job.reject(this.broken);
     this.unsynced = [];
     for (const b of this.barriers.splice(0)) b.reject(this.broken);
   }
