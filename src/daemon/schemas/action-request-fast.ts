@@ -61,7 +61,15 @@ export function acceptActionRequest(value: unknown): ActionRequestBody | undefin
     out.intent = v.intent;
   }
   if ('params' in v) {
-    if (!isRecord(v.params) || firstMalformedString(v.params, 'params') !== undefined) return undefined;
+    // An own `__proto__` member: zod's record assigns it (setting the prototype), a copy keeps
+    // it. The JSON guard refuses such a body first; here it simply takes the schema's path.
+    if (
+      !isRecord(v.params) ||
+      Object.hasOwn(v.params, '__proto__') ||
+      firstMalformedString(v.params, 'params') !== undefined
+    ) {
+      return undefined;
+    }
     out.params = { ...v.params };
   }
   if ('correlation_id' in v) {
