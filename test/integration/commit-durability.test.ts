@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -244,6 +244,23 @@ describe('the checkpointer: WAL checkpoints on a worker thread', () => {
     } finally {
       await checkpointer.close();
       db.close();
+    }
+  });
+
+  it('hands checkpoints back to the committing connection when the worker fails', async () => {
+    // The worker opens the file by name and must find it: this one is gone.
+    const gone = new Database(join(dir.path, 'gone.db'));
+    rmSync(join(dir.path, 'gone.db'));
+    const checkpointer = new Checkpointer(gone);
+    try {
+      expect(gone.pragma('wal_autocheckpoint', { simple: true })).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+      const r = await checkpointer.next();
+      expect(r.error).toBe('the checkpointer stopped');
+      expect(checkpointer.failure).toMatchObject({ code: 'SQLITE_CANTOPEN' });
+      expect(gone.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      await checkpointer.close();
+      gone.close();
     }
   });
 

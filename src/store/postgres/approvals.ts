@@ -18,7 +18,7 @@ import type {
 } from '../query-ports.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
 import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
-import { keysetPage } from '../sqlite/keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';

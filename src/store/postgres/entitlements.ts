@@ -15,7 +15,7 @@ import {
   type EntitlementRow,
 } from '../rows/entitlement.js';
 import type { Keyset, KeysetPage } from '../query-ports.js';
-import { keysetPage } from '../sqlite/keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import { appendAccessRecord } from './access-journal.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';

@@ -5,7 +5,7 @@ import type { PublishedReceipt } from '../../core/receipt.js';
 import type { EntryLine } from '../../evidence/export-line.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
-import { keysetPage } from '../sqlite/keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import type { PgDb } from './database.js';
 
 /** A journal row with every column both a receipt and an entry line are made of. */

@@ -2,7 +2,7 @@ import type { Actor } from '../../core/actor.js';
 import { readsTask, readsWholeTenant } from '../../core/readers.js';
 import type { TaskStatus } from '../../core/task.js';
 import type { Keyset, KeysetPage, TaskReads, TaskSummary } from '../query-ports.js';
-import { keysetPage } from '../sqlite/keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import type { PgDb } from './database.js';
 import { TASK_SUMMARY, toTask, type PgTaskSummaryRow } from './registry-rows.js';
 

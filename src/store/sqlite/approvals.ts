@@ -21,7 +21,7 @@ import { storeError, type Db } from './database.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
 import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
 import { JournalWriter } from './journal.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.

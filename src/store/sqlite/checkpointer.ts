@@ -38,6 +38,8 @@ parentPort.on('message', (m) => {
  * synced nearly every frame, and what is left costs the committer little. 8 MB of WAL.
  */
 export const FALLBACK_AUTOCHECKPOINT_PAGES = 2000;
+/** SQLite's default `wal_autocheckpoint`. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 /** The least time between two checkpoints: each one costs two fsyncs. */
 const MIN_INTERVAL_MS = 10;
 
@@ -61,6 +63,8 @@ export class Checkpointer {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** why the worker stopped, when it failed (as cloned from the worker: not an Error instance) */
+  failure: unknown;
   private last: CheckpointResult | undefined;
   private waiters: ((r: CheckpointResult) => void)[] = [];
 
@@ -73,7 +77,13 @@ export class Checkpointer {
     // A worker must never keep a finished process alive, nor take it down.
     this.worker.unref();
     this.worker.on('message', (r: CheckpointResult) => this.finished(r));
-    this.worker.on('error', () => this.stop());
+    // A worker that fails (it could not open the file, say) hands checkpoints back to the
+    // committing connection at SQLite's own threshold, as before there was a worker.
+    this.worker.on('error', (err: unknown) => {
+      this.failure = err;
+      this.stop();
+      if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+    });
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', () => {
         this.stop();

@@ -18,7 +18,7 @@ import type { Keyset, KeysetPage } from '../query-ports.js';
 import { appendAccessRecord } from './access-journal.js';
 import { prep, storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
 
 const SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier

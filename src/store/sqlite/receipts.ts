@@ -7,7 +7,7 @@ import type { EntryLine } from '../../evidence/export-line.js';
 import type { Db } from './database.js';
 import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
 import { ENTRY_LINE_COLUMNS } from './journal-export.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 
 interface PageParams {
   tenant: string;

@@ -3,7 +3,7 @@ import type { Actor } from '../../core/actor.js';
 import { readsTask, readsWholeTenant } from '../../core/readers.js';
 import type { Keyset, KeysetPage, TaskReads, TaskSummary } from '../query-ports.js';
 import type { Db } from './database.js';
-import { keysetPage } from './keyset.js';
+import { keysetPage } from '../rows/keyset.js';
 import type { TaskStatus } from '../../core/task.js';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks.js';
 
