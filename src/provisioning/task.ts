@@ -1,5 +1,5 @@
 import { SvcError, invalidField } from '../core/errors.js';
-import { checkSlug, randomId } from '../core/ids.js';
+import { checkSlug, newId } from '../core/ids.js';
 import { formatUsd } from '../core/money.js';
 import type { Task, TaskStatus } from '../core/task.js';
 import type { Store } from '../store/ports.js';
@@ -68,7 +68,7 @@ export async function prepareTask(
   lookup: { actors: ActorLookup; tasks: TaskLookup },
   at: string,
 ): Promise<Task> {
-  const id = input.id === undefined ? randomId('task') : checkSlug('id', input.id);
+  const id = input.id === undefined ? newId('task') : checkSlug('id', input.id);
   const title = checkText('title', input.title);
   const budgetMicros = parseAmount('budget-usd', input.budgetUsd);
   const [sponsorId] = await checkActorsOfKind(

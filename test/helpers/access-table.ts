@@ -1,4 +1,4 @@
-import { randomId } from '../../src/core/ids.js';
+import { newId } from '../../src/core/ids.js';
 import type { FullDaemon } from './full-daemon.js';
 import { WORLDS } from './full-daemon.js';
 
@@ -341,7 +341,7 @@ export async function seedWorlds(d: FullDaemon): Promise<Record<string, Ids>> {
       payload: { max_actions: 10 },
     });
     if (plan.statusCode !== 201) throw new Error(`seed plan: ${plan.body}`);
-    const entitlement = randomId('ent');
+    const entitlement = newId('ent');
     db.prepare(
       `INSERT INTO entitlements (tenant_id, id, actor_id, capability, access_request_id, created_at, expires_at, revoked_at)
        VALUES (?, ?, ?, 'crm.export', NULL, ?, ?, NULL)`,

@@ -1,4 +1,4 @@
-import { randomId } from '../../src/core/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { formatUsd, type Micros } from '../../src/core/money.js';
 import type { Db } from '../../src/store/sqlite/database.js';
@@ -74,7 +74,7 @@ export class Seed {
         `INSERT INTO entitlements (tenant_id, id, actor_id, capability, access_request_id, created_at, expires_at, revoked_at)
          VALUES (?, ?, ?, ?, NULL, ?, ?, ?)`,
       )
-      .run(tenantId, randomId('ent'), actorId, capability, this.at(), o.expiresAt, o.revokedAt ?? null);
+      .run(tenantId, newId('ent'), actorId, capability, this.at(), o.expiresAt, o.revokedAt ?? null);
   }
 
   task(
@@ -128,7 +128,7 @@ export class Seed {
       intentId?: string;
     },
   ): string {
-    const id = randomId('adm');
+    const id = newId('adm');
     this.db
       .prepare(
         `INSERT INTO admissions (tenant_id, id, root_id, task_id, intent_id, actor_id, capability, amount_micros, created_at)
@@ -139,7 +139,7 @@ export class Seed {
         id,
         o.rootId,
         o.taskId,
-        o.intentId ?? randomId('int'),
+        o.intentId ?? newId('int'),
         o.actorId,
         o.capability,
         o.amountMicros,
@@ -176,18 +176,18 @@ export class Seed {
     traceId: string;
     digest: string;
   } {
-    const intentId = randomId('int');
-    const receiptId = randomId('rcp');
-    const correlationId = randomId('corr');
-    const traceId = randomId('trace');
-    const digest = randomId('dig').slice(4);
-    const step = o.step ?? randomId('step');
+    const intentId = newId('int');
+    const receiptId = newId('rcp');
+    const correlationId = newId('corr');
+    const traceId = newId('trace');
+    const digest = newId('dig').slice(4);
+    const step = o.step ?? newId('step');
     const amount = o.amountMicros ?? 1_000_000n;
     const at = this.at();
     let approvalId: string | null = null;
     const sequence = this.db.transaction(() => {
       if (o.outcome === 'deferred') {
-        approvalId = randomId('apr');
+        approvalId = newId('apr');
         const expires = new Date(this.clock().getTime() + (o.approvalTtlMs ?? 86_400_000)).toISOString();
         this.db
           .prepare(

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { randomId } from '../../src/core/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { exportBody } from '../../src/evidence/export-writer.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { JournalWriter } from '../../src/store/sqlite/journal.js';
@@ -52,19 +52,19 @@ describe('the SQLite export body as text', () => {
       for (let i = 0; i < count; i++) {
         const text = strings[i % strings.length]!;
         const allowed = i % 3 !== 0;
-        const intentId = randomId('int');
+        const intentId = newId('int');
         journal.append(
           {
             tenantId: 'acme',
             kind: 'decision',
-            receiptId: randomId('rcp'),
+            receiptId: newId('rcp'),
             taskId: 't1',
             intentId,
             actorId: i % 2 === 0 ? text : 'bot',
             capability: i % 5 === 0 ? `crm.${text}` : 'crm.read',
             tier: i % 4,
             allowed,
-            grantId: allowed ? randomId('grt') : '',
+            grantId: allowed ? newId('grt') : '',
             amountMicros: amounts[i % amounts.length]!,
             occurredAt: at(i),
             record: { intent_id: intentId, outcome: allowed ? 'allowed' : 'refused' },

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../src/core/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { writeAtomically } from '../../src/export/export-file.js';
 import { exportLog } from '../../src/export/log-export.js';
 import { Keyring } from '../../src/store/keyring.js';
@@ -14,8 +14,8 @@ const BATCH = 10_000;
 
 /** A decision's journal row as the pipeline writes it, appended directly: the HTTP path is not what this measures. */
 function append(journal: JournalWriter, i: number, at: string): void {
-  const intentId = randomId('int');
-  const receiptId = randomId('rcp');
+  const intentId = newId('int');
+  const receiptId = newId('rcp');
   const allowed = i % 7 !== 0;
   journal.append(
     {
@@ -28,7 +28,7 @@ function append(journal: JournalWriter, i: number, at: string): void {
       capability: i % 3 === 0 ? 'crm.write' : 'crm.read',
       tier: i % 4,
       allowed,
-      grantId: allowed ? randomId('grt') : '',
+      grantId: allowed ? newId('grt') : '',
       amountMicros: allowed ? BigInt(1 + (i % 5_000_000)) : 0n,
       occurredAt: at,
       record: {

@@ -8,17 +8,17 @@ import type { JournalExports } from '../../src/store/evidence-ports.js';
 import { exportLog } from '../../src/export/log-export.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { JournalWriter, type JournalAppend } from '../../src/store/sqlite/journal.js';
-import { randomId } from '../../src/core/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { decide, exportText, realExport } from '../helpers/real-export.js';
 import { capability, register } from '../helpers/registry.js';
 
 function lateRecord(at: string): JournalAppend {
-  const intentId = randomId('int');
+  const intentId = newId('int');
   return {
     tenantId: 'acme',
     kind: 'decision',
-    receiptId: randomId('rcp'),
+    receiptId: newId('rcp'),
     taskId: 't1',
     intentId,
     actorId: 'bot',

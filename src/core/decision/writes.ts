@@ -1,6 +1,6 @@
 import type { Appended, JournalAppend } from '../../evidence/journal-append.js';
 import type { Actor } from '../actor.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import { formatUsd, type Micros } from '../money.js';
 import { APPROVAL_TTL_MS } from './decide.js';
 import type { Outcome } from './outcome.js';
@@ -17,7 +17,7 @@ export type SealedOutcome = Extract<Outcome, { kind: 'refused' | 'deferred' | 'a
 /** The kinds of random id a decision mints. */
 export type DecisionIdKind = 'int' | 'rcp' | 'adm' | 'grt' | 'exe' | 'apr';
 
-/** Where ids come from: `randomId` in production, a deterministic source in tests. */
+/** Where ids come from: `newId` in production, a deterministic source in tests. */
 export type IdSource = (prefix: DecisionIdKind) => string;
 
 /** The `intents` row, column for column (inserted by a new request, updated by a resume). */
@@ -155,7 +155,7 @@ export interface DecisionPlanInput {
 }
 
 /** What one sealed outcome changes and the journal record that seals it. Pure. */
-export function planDecision(p: DecisionPlanInput, ids: IdSource = randomId): DecisionWrites {
+export function planDecision(p: DecisionPlanInput, ids: IdSource = newId): DecisionWrites {
   const { req, caller, mode, outcome: o, intentId, now } = p;
   const at = now.toISOString();
   const receiptId = ids('rcp');

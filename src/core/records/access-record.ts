@@ -1,5 +1,5 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /** The steps of an access request's life, each sealed as one journal record of kind `access`. */
@@ -33,7 +33,7 @@ export interface AccessJournalInput {
  * is recorded as `access_reason`, so a receipt's `reason` keeps meaning why something was
  * refused.
  */
-export function accessRecord(a: AccessJournalInput, ids: RecordIds = randomId): JournalAppend {
+export function accessRecord(a: AccessJournalInput, ids: RecordIds = newId): JournalAppend {
   const receiptId = ids('rcp');
   return {
     tenantId: a.tenantId,

@@ -1,6 +1,6 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
 import type { ApprovalChannel, ApprovalDecision } from '../approval.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /** The approval a human decided, as stored. */
@@ -26,7 +26,7 @@ export function approvalRecord(
     channel: ApprovalChannel;
     at: string;
   },
-  ids: RecordIds = randomId,
+  ids: RecordIds = newId,
 ): JournalAppend {
   const receiptId = ids('rcp');
   const a = r.approval;

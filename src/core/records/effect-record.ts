@@ -1,5 +1,5 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /** An effect as the agent or application reports it. */
@@ -33,7 +33,7 @@ export function effectRecord(
     effect: ReportedEffect;
     at: string;
   },
-  ids: RecordIds = randomId,
+  ids: RecordIds = newId,
 ): JournalAppend {
   const receiptId = ids('rcp');
   return {

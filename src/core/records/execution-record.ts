@@ -1,5 +1,5 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /** What the broker saw of a provider call. */
@@ -39,7 +39,7 @@ export function executionRecord(
   o: ExecutionOutcome,
   extra: Record<string, unknown>,
   at: string,
-  ids: RecordIds = randomId,
+  ids: RecordIds = newId,
 ): JournalAppend {
   const receiptId = ids('rcp');
   return {

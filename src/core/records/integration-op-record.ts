@@ -1,5 +1,5 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /**
@@ -15,7 +15,7 @@ export function integrationOpRecord(
     at: string;
     fields: Record<string, unknown> & { action: string; outcome: string; reason: string };
   },
-  ids: RecordIds = randomId,
+  ids: RecordIds = newId,
 ): JournalAppend {
   const receiptId = ids('rcp');
   const intentId = ids('iop');

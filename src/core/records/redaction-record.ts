@@ -1,7 +1,7 @@
 import type { JournalAppend } from '../../evidence/journal-append.js';
 import type { Tombstone } from '../../evidence/export-line.js';
 import { REDACTION_CAPABILITY } from '../../evidence/tombstone.js';
-import { randomId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { RecordIds } from './sealed-receipt.js';
 
 /**
@@ -10,7 +10,7 @@ import type { RecordIds } from './sealed-receipt.js';
  */
 export function redactionRecord(
   r: { tenantId: string; authorisedBy: string; tombstone: Tombstone; at: string },
-  ids: RecordIds = randomId,
+  ids: RecordIds = newId,
 ): JournalAppend {
   const receiptId = ids('rcp');
   const intentId = ids('int');

@@ -1,7 +1,7 @@
 import { accessRevokeRefusal, cardRecipients, readsAccessRequest } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type {
   AccessReceipt,
   AccessRequestRecord,
@@ -72,7 +72,7 @@ export class PgAccessRequests implements AccessRequestStore {
         if ((await reads.actor(tenantId, r.recipientId))?.kind === 'human') recipients.push(r);
       }
       checkDeciders(capability, recipients);
-      const id = randomId('acr');
+      const id = newId('acr');
       await tx.query(
         `INSERT INTO access_requests (tenant_id, id, actor_id, capability, reason, duration_seconds, status, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
@@ -82,7 +82,7 @@ export class PgAccessRequests implements AccessRequestStore {
         await tx.query(
           `INSERT INTO manager_cards (tenant_id, id, request_id, recipient_id, role, created_at)
            VALUES ($1, $2, $3, $4, $5, $6)`,
-          [tenantId, randomId('card'), id, r.recipientId, r.role, at],
+          [tenantId, newId('card'), id, r.recipientId, r.role, at],
         );
       }
       const receipt = await appendAccessRecord(tx, requestedEntry(input, id, cap, recipients));

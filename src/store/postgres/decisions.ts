@@ -3,7 +3,7 @@ import { decide } from '../../core/decision/decide.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
 import { planDecision, sealedReply, standingReply, type DecisionWrites } from '../../core/decision/writes.js';
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import { journalWrite, type Appended } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
@@ -56,7 +56,7 @@ export class PgDecisions implements DecisionStore {
     if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
       return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
     }
-    const intentId = mode === 'resume' ? state.effectKey!.intentId : randomId('int');
+    const intentId = mode === 'resume' ? state.effectKey!.intentId : newId('int');
     if (outcome.kind === 'deferred' && outcome.standing) {
       return standingReply(intentId, outcome, await standingReceipt(tx, req.tenantId, intentId));
     }

@@ -1,7 +1,7 @@
 import { cardDecisionRefusal, grantedSeconds } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type { AccessJournalInput } from '../../core/records/access-record.js';
 import type { CardDecisionInput } from '../access-ports.js';
 import { facts, type CardRow, type RequestRow } from './access.js';
@@ -43,7 +43,7 @@ export function planCardDecision(
   return {
     status: approve ? 'approved' : 'denied',
     seconds,
-    entitlementId: approve ? randomId('ent') : null,
+    entitlementId: approve ? newId('ent') : null,
     expiresAt: seconds === null ? null : new Date(input.at.getTime() + seconds * 1000).toISOString(),
   };
 }

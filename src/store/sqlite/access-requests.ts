@@ -1,7 +1,7 @@
 import { accessRevokeRefusal, cardRecipients, readsAccessRequest } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
 import { SvcError } from '../../core/errors.js';
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type {
   AccessReceipt,
   AccessRequestRecord,
@@ -85,10 +85,10 @@ export class SqliteAccessRequests implements AccessRequestStore {
         (r) => this.reads.actor(tenantId, r.recipientId)?.kind === 'human',
       );
       checkDeciders(capability, recipients);
-      const id = randomId('acr');
+      const id = newId('acr');
       this.q.insertRequest.run(tenantId, id, actorId, capability, input.reason, input.durationSeconds, at);
       for (const r of recipients) {
-        this.q.insertCard.run(tenantId, randomId('card'), id, r.recipientId, r.role, at);
+        this.q.insertCard.run(tenantId, newId('card'), id, r.recipientId, r.role, at);
       }
       const receipt = appendAccessRecord(this.journal, requestedEntry(input, id, cap, recipients));
       return { request: this.reads.record(this.reads.request(tenantId, id)!, input.at), receipt };

@@ -8,7 +8,7 @@ import {
   type IntentRow,
   type StandingReceiptRow,
 } from '../../core/decision/writes.js';
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 import type { DecisionStore, Sealed } from '../decision-ports.js';
 import { CommitQueue } from './commit-queue.js';
 import type { Db } from './database.js';
@@ -111,7 +111,7 @@ export class SqliteDecisions implements DecisionStore {
     if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
       return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
     }
-    const intentId = mode === 'resume' ? state.effectKey!.intentId : randomId('int');
+    const intentId = mode === 'resume' ? state.effectKey!.intentId : newId('int');
     if (outcome.kind === 'deferred' && outcome.standing) {
       const row = this.w.standingReceipt.get(req.tenantId, intentId) as StandingReceiptRow | undefined;
       if (!row) throw new Error(`the standing deferral ${intentId} has no journal record`);

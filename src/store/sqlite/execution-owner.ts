@@ -1,4 +1,4 @@
-import { randomId } from '../../core/ids.js';
+import { newId } from '../../core/ids.js';
 
 /**
  * The daemon process that holds a brokered call open. Several daemons may share one data
@@ -14,7 +14,7 @@ export interface ExecutionOwner {
 }
 
 export function thisProcess(): ExecutionOwner {
-  return { pid: process.pid, instance: randomId('dmn') };
+  return { pid: process.pid, instance: newId('dmn') };
 }
 
 /**
