@@ -207,6 +207,88 @@ describe('the commit queue: the fsync off the event loop', () => {
   });
 });
 
+describe('the commit queue: a job that throws rolls back alone', () => {
+  let dir: ReturnType<typeof tmpDir>;
+  let db: Db;
+  let queue: CommitQueue;
+  /** how many times each job's work ran */
+  let runs: Map<string, number>;
+  const rows = () => (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).map((r) => r.x);
+  const job = (name: string, work: () => number) => () => {
+    runs.set(name, (runs.get(name) ?? 0) + 1);
+    return work();
+  };
+  const insert = (x: number) => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes;
+
+  beforeEach(() => {
+    dir = tmpDir();
+    db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    db.exec('CREATE TABLE t (x INTEGER NOT NULL UNIQUE)');
+    queue = new CommitQueue(db);
+    runs = new Map();
+  });
+  afterEach(() => {
+    db.close();
+    dir.cleanup();
+  });
+
+  it('runs the batch again isolated when a job throws having changed rows: its rows never commit', async () => {
+    const failure = new Error('after writing');
+    const results = await Promise.allSettled([
+      queue.submit(job('a', () => insert(1))),
+      queue.submit(
+        job('b', () => {
+          insert(2);
+          insert(3);
+          throw failure;
+        }),
+      ),
+      queue.submit(job('c', () => insert(4))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(failure);
+    expect(rows()).toEqual([1, 4]);
+    // a and b ran in the first pass (rolled back), then every job once more, isolated
+    expect(Object.fromEntries(runs)).toEqual({ a: 2, b: 2, c: 1 });
+    // the batch after it runs without savepoints again: a job that throws before writing
+    // costs the others no second run
+    runs.clear();
+    const next = await Promise.allSettled([
+      queue.submit(job('d', () => insert(5))),
+      queue.submit(job('e', () => insert(1))), // the UNIQUE constraint: SQLite undoes the statement
+      queue.submit(job('f', () => insert(6))),
+    ]);
+    expect(next.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(rows()).toEqual([1, 4, 5, 6]);
+    expect(Object.fromEntries(runs)).toEqual({ d: 1, e: 1, f: 1 });
+  });
+
+  it('keeps what a statement changed before another of the same job failed out of the commit', async () => {
+    const results = await Promise.allSettled([
+      queue.submit(job('a', () => insert(10))),
+      // the first insert succeeds, the second breaks the constraint: the job as a whole fails
+      queue.submit(job('b', () => insert(11) + insert(10))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(rows()).toEqual([10]);
+  });
+
+  it('answers a job that throws alone in its batch with its own error, having committed nothing of it', async () => {
+    const failure = new Error('alone');
+    await expect(
+      queue.submit(
+        job('a', () => {
+          insert(7);
+          throw failure;
+        }),
+      ),
+    ).rejects.toBe(failure);
+    expect(rows()).toEqual([]);
+    await expect(queue.submit(job('b', () => insert(8)))).resolves.toBe(1);
+    expect(rows()).toEqual([8]);
+  });
+});
+
 describe('the checkpointer: WAL checkpoints on a worker thread', () => {
   let dir: ReturnType<typeof tmpDir>;
 
