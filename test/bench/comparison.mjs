@@ -108,19 +108,26 @@ export async function peerComparison({ seconds, runs }) {
     } else {
       result.cerbos_skipped = peer.skip;
     }
-    // svc alone: half of its own peak, paced evenly and open-loop (paced.mjs: latency from
-    // each request's due time), after one discarded second at that rate to warm the
+    // svc alone: half of its own peak, paced evenly and open-loop (paced.mjs: a request that
+    // waited for a connection counts from its due time), after one discarded second at that rate to warm the
     // generator; then one connection, one request at a time.
     const rate = Math.max(1, Math.floor(result.svc.rps.median / 2));
     const pacedRequest = { method: 'POST', headers: svcRequest.headers, body: svcBody };
+    // The bare server under the same generator at the same rate and at one connection: the
+    // floor this machine and the generator put under every latency figure.
     const half = [];
     const single = [];
+    const bareHalf = [];
+    const bareSingle = [];
+    const barePaced = { method: 'POST', headers: bareRequest.headers, body: svcBody };
     for (let i = 0; i < runs; i++) {
       await paced(svcUrl, { rate, seconds: 1, request: pacedRequest });
       const h = await paced(svcUrl, { rate, seconds, request: pacedRequest });
       if (h.errors > 0) throw new Error(`svc at ${rate} req/s: ${h.errors} errors, first: ${h.first_error}`);
       half.push(h);
       single.push(await sequential(svcUrl, { seconds, request: { ...svcRequest, body: svcBody } }));
+      bareHalf.push(await paced(bareUrl, { rate, seconds, request: barePaced }));
+      bareSingle.push(await sequential(bareUrl, { seconds, request: barePaced }));
     }
     result.half_rate = rate;
     result.svc_half = {
@@ -136,6 +143,11 @@ export async function peerComparison({ seconds, runs }) {
       p50_ms: spread(single.map((h) => h.p50_ms)),
       p99_ms: spread(single.map((h) => h.p99_ms)),
     };
+    result.bare_half = {
+      p50_ms: spread(bareHalf.map((h) => h.p50_ms)),
+      p99_ms: spread(bareHalf.map((h) => h.p99_ms)),
+    };
+    result.bare_one = { p50_ms: spread(bareSingle.map((h) => h.p50_ms)) };
     result.decisions = n;
     return result;
   } finally {

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { RawConnection, requestBytes } from './raw-http.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = join(root, 'bin/run.js');
@@ -127,30 +128,23 @@ export async function provisionBench(
 /**
  * One connection, one request at a time, for `seconds`: each request timed here to the
  * microsecond (autocannon's histogram counts whole milliseconds, too coarse for a p50 under
- * one). `request` is `{ method, headers, body() }`.
+ * one), with the lean client of raw-http.mjs so the figure is the server's, not the client's.
+ * `request` is `{ method, headers, body() }`.
  */
 export async function sequential(url, { seconds, request }) {
-  const { Agent, request: send } = await import('node:http');
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const conn = await RawConnection.open(url);
   const times = [];
   const end = Date.now() + seconds * 1000;
   try {
     while (Date.now() < end) {
-      const body = request.body();
+      const bytes = requestBytes(url, request, request.body());
       const t0 = process.hrtime.bigint();
-      const status = await new Promise((resolve, reject) => {
-        const q = send(url, { method: request.method, headers: request.headers, agent }, (r) => {
-          r.resume();
-          r.on('end', () => resolve(r.statusCode));
-        });
-        q.on('error', reject);
-        q.end(body);
-      });
+      const status = await conn.send(bytes);
       if (status < 200 || status > 299) throw new Error(`${url}: HTTP ${status}`);
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   } finally {
-    agent.destroy();
+    conn.close();
   }
   times.sort((a, b) => a - b);
   const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];

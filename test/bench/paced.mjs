@@ -1,13 +1,15 @@
 // An open-loop, evenly paced load generator: requests go out at a fixed rate whether or not
-// the server keeps up, spaced evenly in time, and each latency counts from when its request
-// was due, not from when it went out (so a stall is charged to every request it delays:
-// no coordinated omission). autocannon's `overallRate` is a per-second quota that each
-// connection sends in a burst at full speed and then idles, which measures a burst's
-// queueing, not the latency at that rate.
+// the server keeps up, spaced evenly in time. A request that has to wait for a connection
+// (all of them busy with earlier answers) counts its latency from when it was due, so a
+// server stall is charged to every request it delays (no coordinated omission); one sent on
+// a free connection counts from when it left, since only this process's own timer (about a
+// millisecond coarse) could have made it late, and that lateness is reported apart, as lag.
+// autocannon's `overallRate` is a per-second quota that each connection sends in a burst at
+// full speed and then idles, which measures a burst's queueing, not the latency at that rate.
 //
 //   node test/bench/paced.mjs [rate] [seconds]   paces a bare node:http server (a self-check)
-import { Agent, request as send } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { RawConnection, requestBytes } from './raw-http.mjs';
 
 /** When request `i` is due, in nanoseconds after the start: `i / rate` seconds. */
 export function dueAt(i, rate) {
@@ -31,12 +33,16 @@ export function quantile(sorted, q) {
  * quantiles in milliseconds (microsecond resolution), errors (network errors, non-2xx and
  * requests still unanswered `drainSeconds` after the last was due) and `lag_p99_ms`, how late
  * the generator itself sent its requests (a high figure means this process, not the server,
- * fell behind the schedule; its delay is inside the latencies either way).
+ * fell behind the schedule).
  */
 export async function paced(url, { rate, seconds, request, connections = 32, drainSeconds = 10 }) {
   if (!(rate > 0) || !(seconds > 0)) throw new Error(`paced: rate and seconds must be positive`);
   const total = Math.max(1, Math.round(rate * seconds));
-  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  // Every connection is open before the first request is due: setting one up is not what
+  // is measured. A request due while all are busy waits for the first one free.
+  const free = await Promise.all(Array.from({ length: connections }, () => RawConnection.open(url)));
+  const all = [...free];
+  const waiting = [];
   const latencyUs = new Float64Array(total);
   const lagUs = new Float64Array(total);
   let answered = 0;
@@ -46,33 +52,43 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
   let next = 0;
   const t0 = process.hrtime.bigint();
 
-  const fire = (i, due) => {
-    lagUs[i] = Number(process.hrtime.bigint() - due) / 1e3;
-    let over = false; // a request and its response can both report an error: count it once
-    const fail = (why) => {
-      if (over) return;
-      over = true;
-      errors++;
-      firstError ??= why;
-      latencyUs[i] = NaN;
-      settle();
-    };
-    const q = send(url, { method: request.method, headers: request.headers, agent }, (r) => {
-      r.resume();
-      r.on('end', () => {
+  // `queued`: the request waited for a connection, so the server held it up from its due
+  // time; otherwise only this process's own timer did, and the server's time starts when the
+  // request left.
+  const fire = (conn, i, due, queued) => {
+    const sent = process.hrtime.bigint();
+    lagUs[i] = Number(sent - due) / 1e3;
+    const from = queued ? due : sent;
+    conn.send(requestBytes(url, request, request.body())).then(
+      (status) => {
         const now = process.hrtime.bigint();
-        if (r.statusCode < 200 || r.statusCode > 299) return fail(`HTTP ${r.statusCode}`);
-        if (over) return;
-        over = true;
-        latencyUs[i] = Number(now - due) / 1e3;
-        answered++;
-        lastAnswer = now;
-        settle();
-      });
-      r.on('error', (err) => fail(err.message));
-    });
-    q.on('error', (err) => fail(err.message));
-    q.end(request.body());
+        if (status < 200 || status > 299) fail(i, `HTTP ${status}`);
+        else {
+          latencyUs[i] = Number(now - from) / 1e3;
+          answered++;
+          lastAnswer = now;
+          settle();
+        }
+        release(conn);
+      },
+      (err) => fail(i, err.message),
+    );
+  };
+  const fail = (i, why) => {
+    errors++;
+    firstError ??= why;
+    latencyUs[i] = NaN;
+    settle();
+  };
+  const release = (conn) => {
+    const w = waiting.shift();
+    if (w) fire(conn, w[0], w[1], true);
+    else free.push(conn);
+  };
+  const due = (i, at) => {
+    const conn = free.pop();
+    if (conn) fire(conn, i, at, false);
+    else waiting.push([i, at]);
   };
 
   let settled = 0;
@@ -89,7 +105,7 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
     const tick = () => {
       const now = process.hrtime.bigint() - t0;
       while (next < total && dueAt(next, rate) <= now) {
-        fire(next, t0 + dueAt(next, rate));
+        due(next, t0 + dueAt(next, rate));
         next++;
       }
       if (next === total) return resolve();
@@ -102,7 +118,7 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
     done.then(() => true),
     new Promise((resolve) => setTimeout(() => resolve(false), drainSeconds * 1000).unref()),
   ]);
-  agent.destroy();
+  for (const conn of all) conn.close();
   const unanswered = total - settled;
   if (!drained) {
     errors += unanswered;

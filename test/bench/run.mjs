@@ -141,13 +141,15 @@ if (!only || only === 'compare' || only === 'cerbos') {
   const h = r.svc_half;
   console.log(
     `  svc at half its peak, ${fmt(r.half_rate)} req/s paced evenly over 32 connections, open loop ` +
-      `(latency from each request's due time): achieved ${mm(h.achieved_rps)} req/s, p50 ${mm(h.p50_ms, 1)} ms, ` +
+      `(test/bench/paced.mjs): achieved ${mm(h.achieved_rps)} req/s, p50 ${mm(h.p50_ms, 1)} ms, ` +
       `p90 ${mm(h.p90_ms, 1)} ms, p99 ${mm(h.p99_ms, 1)} ms (target under 5 ms), max ${mm(h.max_ms, 1)} ms; ` +
-      `the generator's own send lag p99 ${mm(h.lag_p99_ms, 1)} ms`,
+      `the generator's own send lag p99 ${mm(h.lag_p99_ms, 1)} ms; ` +
+      `bare node:http at the same rate: p50 ${mm(r.bare_half.p50_ms, 1)} ms, p99 ${mm(r.bare_half.p99_ms, 1)} ms`,
   );
   console.log(
-    `  svc at one connection, one request at a time: p50 ${mm(r.svc_one.p50_ms, 1)} ms (target under 1 ms), ` +
-      `p99 ${mm(r.svc_one.p99_ms, 1)} ms, ${mm(r.svc_one.rps)} req/s; ${fmt(r.decisions)} decisions journaled`,
+    `  svc at one connection, one request at a time: p50 ${mm(r.svc_one.p50_ms, 2)} ms (target under 1 ms), ` +
+      `p99 ${mm(r.svc_one.p99_ms, 1)} ms, ${mm(r.svc_one.rps)} req/s (bare node:http: p50 ${mm(r.bare_one.p50_ms, 2)} ms); ` +
+      `${fmt(r.decisions)} decisions journaled`,
   );
 }
 if (!only || only === 'auth') {
