@@ -14,7 +14,7 @@ export const GRANT_TTL_MS = 5 * 60_000;
 /** The outcomes that are sealed in the journal (a standing deferral is answered, not sealed). */
 export type SealedOutcome = Extract<Outcome, { kind: 'refused' | 'deferred' | 'allowed' }>;
 
-/** The kinds of random id a decision mints. */
+/** The kinds of id a decision mints. */
 export type DecisionIdKind = 'int' | 'rcp' | 'adm' | 'grt' | 'exe' | 'apr';
 
 /** Where ids come from: `newId` in production, a deterministic source in tests. */

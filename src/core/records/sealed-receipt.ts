@@ -1,7 +1,7 @@
 import type { Appended, JournalAppend } from '../../evidence/journal-append.js';
 import type { SealedReceipt } from '../decision/sealed.js';
 
-/** Where a record's random ids come from: `newId` in production, a fixed source in tests. */
+/** Where a record's ids come from: `newId` in production, a fixed source in tests. */
 export type RecordIds = (prefix: string) => string;
 
 /** The receipt of an appended record: its ids and time from the record, sequence and hash from the log. */
