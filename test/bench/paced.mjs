@@ -32,8 +32,9 @@ export function quantile(sorted, q) {
  * answered requests over the time from the first due time to the last answer), latency
  * quantiles in milliseconds (microsecond resolution), errors (network errors, non-2xx and
  * requests still unanswered `drainSeconds` after the last was due) and `lag_p99_ms`, how late
- * the generator itself sent its requests (a high figure means this process, not the server,
- * fell behind the schedule).
+ * requests left after their due time (the generator's own timer, and for a request that
+ * waited for a connection that wait too; a high figure with few waits means this process,
+ * not the server, fell behind the schedule).
  */
 export async function paced(url, { rate, seconds, request, connections = 32, drainSeconds = 10 }) {
   if (!(rate > 0) || !(seconds > 0)) throw new Error(`paced: rate and seconds must be positive`);
@@ -100,7 +101,8 @@ export async function paced(url, { rate, seconds, request, connections = 32, dra
 
   // Each tick sends every request now due, then sleeps until the next one is: a timer, not a
   // spin, so the generator leaves the shared cores to the server. A timer fires up to about
-  // a millisecond late; that lateness is in the latencies and reported as lag.
+  // a millisecond late; that lateness is reported as lag, and counted in a latency only when
+  // the request also waited for a connection (see `fire`).
   await new Promise((resolve) => {
     const tick = () => {
       const now = process.hrtime.bigint() - t0;
