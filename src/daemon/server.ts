@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
+import { RequestActivity } from '../http/request-activity.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
@@ -94,10 +95,12 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const witnesses = (o.witnesses ?? []).map((url) => attestUrl('witness', url));
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
+  const activity = new RequestActivity();
   const store = await dir.openStore({
     lockWait: DAEMON_WAIT,
     checkpointer: true,
     applicationName: 'svc daemon',
+    quiet: () => activity.quiet(),
   });
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
@@ -116,6 +119,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(https ? { https } : {}),
     ...(o.limits ? { limits: o.limits } : {}),
   });
+  activity.watch(app.server);
   if (tls && tls.cert === dir.tlsCert && new X509Certificate(readFileSync(tls.cert)).ca) {
     app.log.warn(
       { cert: 'deployment certificate' },

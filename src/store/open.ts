@@ -10,6 +10,11 @@ export interface OpenStoreOptions {
   lockWait?: LockWait;
   /** SQLite: checkpoint the WAL on a worker thread (long-running servers). */
   checkpointer?: boolean;
+  /**
+   * SQLite: true while the server answers at most one request; a lone decision's fsync may
+   * then run on the event loop instead of the thread pool (sqlite/commit-queue.ts).
+   */
+  quiet?: () => boolean;
   /** PostgreSQL: connections in the pool (default 10). */
   poolSize?: number;
   /** PostgreSQL: shown in pg_stat_activity. */
@@ -56,5 +61,6 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.lockWait ? { lockWait: opts.lockWait } : {}),
     ...(opts.checkpointer ? { checkpointer: true } : {}),
+    ...(opts.quiet ? { quiet: opts.quiet } : {}),
   });
 }

@@ -207,6 +207,155 @@ describe('the commit queue: the fsync off the event loop', () => {
   });
 });
 
+/**
+ * The real fsync, both forms, counted: which form the queue chose, and what was committed
+ * when it was called. `slowNow` holds each inline fsync that long after the real one, as a
+ * slow disk would.
+ */
+class CountedSync implements DurableSync {
+  called: ('pool' | 'inline')[] = [];
+  committedAtCall: number[] = [];
+  slowNow = 0;
+  failNow: Error | undefined;
+
+  constructor(
+    private readonly real: WalSync,
+    private readonly committed: () => number,
+  ) {}
+
+  /** while set, pool fsyncs end only when `release` is called */
+  hold = false;
+  private held: (() => void)[] = [];
+
+  sync(done: (err: Error | null) => void): void {
+    this.called.push('pool');
+    this.committedAtCall.push(this.committed());
+    const hold = this.hold;
+    this.real.sync((err) => (hold ? this.held.push(() => done(err)) : done(err)));
+  }
+
+  async release(calls: number): Promise<void> {
+    while (this.held.length < calls) await new Promise((r) => setTimeout(r, 2));
+    for (const end of this.held.splice(0)) end();
+  }
+
+  syncNow(): void {
+    this.called.push('inline');
+    this.committedAtCall.push(this.committed());
+    this.real.syncNow();
+    if (this.slowNow > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, this.slowNow);
+    if (this.failNow) throw this.failNow;
+  }
+}
+
+describe('the commit queue: a lone caller’s fsync on the event loop', () => {
+  let dir: ReturnType<typeof tmpDir>;
+  let db: Db;
+  let wal: WalSync;
+  let counted: CountedSync;
+  const insert = (x: number) => () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes;
+  const count = () => (db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+  /** whether the process serves other requests (RequestActivity in the daemon) */
+  let quiet: boolean;
+  const queueWith = (maxMs: number) =>
+    new CommitQueue(db, undefined, counted, null, { quiet: () => quiet, maxMs });
+
+  beforeEach(() => {
+    dir = tmpDir();
+    db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+    wal = WalSync.of(db)!;
+    counted = new CountedSync(wal, count);
+    quiet = true;
+  });
+
+  afterEach(() => {
+    wal.close();
+    db.close();
+    dir.cleanup();
+  });
+
+  it('syncs a job alone on the event loop once an fsync was seen fast, after its commit and before its answer', async () => {
+    const queue = queueWith(Number.POSITIVE_INFINITY);
+    // How long an fsync takes is unknown at first: the first one goes through the pool.
+    await queue.submit(insert(1));
+    expect(counted.called).toEqual(['pool']);
+    const job = queue.submit(insert(2));
+    const state = settled(job);
+    await job;
+    expect(counted.called).toEqual(['pool', 'inline']);
+    // Called with the batch committed; answered with nothing left to make durable.
+    expect(counted.committedAtCall).toEqual([1, 2]);
+    expect(state.done).toBe(true);
+    expect(queue.durable()).toBeUndefined();
+  });
+
+  it('sends a batch of several jobs, and a job committed while another fsync runs, through the pool', async () => {
+    const queue = queueWith(Number.POSITIVE_INFINITY);
+    await queue.submit(insert(1));
+    counted.hold = true;
+    // Two callers in one turn: one batch of two.
+    const pair = [queue.submit(insert(2)), queue.submit(insert(3))];
+    await tick();
+    // Committed while that fsync is out: its own fsync goes through the pool too.
+    const lone = queue.submit(insert(4));
+    await tick();
+    expect(counted.called).toEqual(['pool', 'pool', 'pool']);
+    expect(counted.committedAtCall).toEqual([1, 3, 4]);
+    await counted.release(2);
+    await Promise.all([...pair, lone]);
+    expect(queue.durable()).toBeUndefined();
+  });
+
+  it('goes back to the pool after a slow inline fsync, and inline again once one is fast', async () => {
+    // Generous bound: a real fsync on any test disk takes far less; the held one far more.
+    const queue = queueWith(50);
+    await queue.submit(insert(1));
+    counted.slowNow = 80;
+    await queue.submit(insert(2));
+    counted.slowNow = 0;
+    await queue.submit(insert(3));
+    await queue.submit(insert(4));
+    expect(counted.called).toEqual(['pool', 'inline', 'pool', 'inline']);
+  });
+
+  it('sends a lone job through the pool while the process serves other requests', async () => {
+    const queue = queueWith(Number.POSITIVE_INFINITY);
+    await queue.submit(insert(1));
+    quiet = false;
+    await queue.submit(insert(2));
+    quiet = true;
+    await queue.submit(insert(3));
+    expect(counted.called).toEqual(['pool', 'pool', 'inline']);
+  });
+
+  it('never syncs inline without being told when the process is quiet', async () => {
+    const queue = new CommitQueue(db, undefined, counted, null);
+    for (let x = 1; x <= 3; x++) await queue.submit(insert(x));
+    expect(counted.called).toEqual(['pool', 'pool', 'pool']);
+  });
+
+  it('never syncs inline while fsyncs take longer than the bound', async () => {
+    const queue = queueWith(0);
+    for (let x = 1; x <= 3; x++) await queue.submit(insert(x));
+    expect(counted.called).toEqual(['pool', 'pool', 'pool']);
+  });
+
+  it('stops on a failed inline fsync: the job, later jobs and barriers get a 503', async () => {
+    const queue = queueWith(Number.POSITIVE_INFINITY);
+    await queue.submit(insert(1));
+    counted.failNow = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const err = await queue.submit(insert(2)).catch((e: unknown) => e);
+    expect(counted.called).toEqual(['pool', 'inline']);
+    expect((err as SvcError).code).toBe('unavailable');
+    expect((err as SvcError).message).toMatch(/fsync failed/);
+    await expect(queue.durable()).rejects.toThrow(/until the daemon restarts/);
+    const later = await queue.submit(insert(3)).catch((e: unknown) => e);
+    expect((later as SvcError).code).toBe('unavailable');
+    expect(count()).toBe(2);
+  });
+});
+
 describe('the commit queue: a job that throws rolls back alone', () => {
   let dir: ReturnType<typeof tmpDir>;
   let db: Db;

@@ -17,6 +17,21 @@ interface Job<T> {
 /** fsyncs in flight at once: enough to overlap one with the next batch's, few enough to leave the pool free. */
 const MAX_SYNCS = 2;
 
+/**
+ * A lone job's fsync runs on the event loop itself only while the last one took less than
+ * this: on a disk this fast the loop is held for less than the thread pool's hand-off and
+ * wake-up cost a lone caller (see `sync`); on a slower one it never is.
+ */
+export const INLINE_SYNC_MAX_MS = 1;
+
+/** When a lone job's fsync may run on the event loop (see `CommitQueue.sync`). */
+export interface InlineSync {
+  /** True while the process serves at most one request (the lone job's own, if any). */
+  quiet: () => boolean;
+  /** Only while the last fsync took less than this; `INLINE_SYNC_MAX_MS` by default. */
+  maxMs?: number;
+}
+
 /** Committed work waiting for the fsync that makes it durable. */
 interface Unsynced {
   jobs: Job<unknown>[];
@@ -41,7 +56,10 @@ interface Unsynced {
  * With a `DurableSync` (wal-sync.ts) the fsync leaves the event loop: the batch commits with
  * synchronous=NORMAL (frames written, not synced), the WAL is fdatasync'ed on the thread
  * pool, and only then are its callers answered. The next batch is decided and committed
- * while that fsync runs, and gets its own fsync at once (see `sync`). If an fsync
+ * while that fsync runs, and gets its own fsync at once (see `sync`). A batch of one job
+ * while the process serves no other request (one caller at a time) is synced on the event
+ * loop instead, while fsyncs stay fast (`InlineSync`): no one else waits for the loop, and
+ * the hand-off to the pool and back cost that caller a tenth of its answer. If an fsync
  * ever fails, what it covered may not survive a crash, so the queue stops: its callers and
  * every later one get a 503, until the daemon is restarted (and recovers from the file).
  *
@@ -62,6 +80,8 @@ export class CommitQueue {
   private called = 0;
   /** the last batch known durable */
   private synced = 0;
+  /** how long the last fsync took, from call to answer (unknown at first: not inline) */
+  private lastSyncMs = Number.POSITIVE_INFINITY;
   private barriers: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private broken: SvcError | undefined;
   /** the next batch runs with one savepoint per job: its first run threw after changing rows */
@@ -75,6 +95,8 @@ export class CommitQueue {
     private readonly maxBatch = 256,
     private readonly wal: DurableSync | null = null,
     private readonly checkpointer: Checkpointer | null = null,
+    /** absent: every fsync goes through the thread pool */
+    private readonly inline: InlineSync | null = null,
   ) {
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
     if (wal) {
@@ -127,13 +149,14 @@ export class CommitQueue {
       this.strict?.run();
     }
     if (!batch) return;
-    this.checkpointer?.request();
-    if (!this.wal) {
+    if (this.wal) {
+      this.unsynced.push({ jobs: batch, seq: ++this.committed });
+      this.sync();
+    } else {
       answer(batch);
-      return;
     }
-    this.unsynced.push({ jobs: batch, seq: ++this.committed });
-    this.sync();
+    // After the sync is called: a lone caller's inline fsync does not share the disk with it.
+    this.checkpointer?.request();
   }
 
   /** The batch it committed, or undefined when it committed nothing (busy, failed). */
@@ -211,27 +234,62 @@ export class CommitQueue {
    */
   private sync(): void {
     const wal = this.wal;
-    if (!wal || this.syncing >= MAX_SYNCS || this.called === this.committed) return;
+    if (!wal || this.broken || this.syncing >= MAX_SYNCS || this.called === this.committed) return;
     const covers = (this.called = this.committed);
+    const started = performance.now();
+    if (wal.syncNow && this.alone()) {
+      let failure: Error | null = null;
+      try {
+        wal.syncNow();
+      } catch (err) {
+        failure = err as Error;
+      }
+      this.lastSyncMs = performance.now() - started;
+      this.settle(covers, failure);
+      return;
+    }
     this.syncing++;
     wal.sync((err) => {
       this.syncing--;
-      if (this.broken) return;
-      if (err) {
-        this.break(err);
-        return;
-      }
-      if (covers > this.synced) {
-        this.synced = covers;
-        let n = 0;
-        while (n < this.unsynced.length && this.unsynced[n]!.seq <= covers) answer(this.unsynced[n++]!.jobs);
-        this.unsynced.splice(0, n);
-        const ready = this.barriers.filter((b) => b.seq <= covers);
-        this.barriers = this.barriers.filter((b) => b.seq > covers);
-        for (const b of ready) b.resolve();
-      }
+      this.lastSyncMs = performance.now() - started;
+      this.settle(covers, err);
       this.sync();
     });
+  }
+
+  /**
+   * One job waits for this sync, nothing else is queued or waiting for an fsync, and the
+   * process serves no other request: a caller alone (one agent at a time), whom the fsync's
+   * trip through the thread pool would only make wait longer, and no one else's request is
+   * held while the loop waits. Only while fsyncs are fast (`INLINE_SYNC_MAX_MS`).
+   */
+  private alone(): boolean {
+    const inline = this.inline;
+    return (
+      inline !== null &&
+      this.pending.length === 0 &&
+      this.unsynced.length === 1 &&
+      this.unsynced[0]!.jobs.length === 1 &&
+      this.lastSyncMs < (inline.maxMs ?? INLINE_SYNC_MAX_MS) &&
+      inline.quiet()
+    );
+  }
+
+  /** An fsync that covers batches up to `covers` ended: answer them, or stop the queue. */
+  private settle(covers: number, err: Error | null): void {
+    if (this.broken) return;
+    if (err) {
+      this.break(err);
+      return;
+    }
+    if (covers <= this.synced) return;
+    this.synced = covers;
+    let n = 0;
+    while (n < this.unsynced.length && this.unsynced[n]!.seq <= covers) answer(this.unsynced[n++]!.jobs);
+    this.unsynced.splice(0, n);
+    const ready = this.barriers.filter((b) => b.seq <= covers);
+    this.barriers = this.barriers.filter((b) => b.seq > covers);
+    for (const b of ready) b.resolve();
   }
 
   private break(cause: Error): void {

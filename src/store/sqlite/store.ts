@@ -72,6 +72,7 @@ export class SqliteStore implements Store {
     clock: () => Date,
     owner: ExecutionOwner,
     offload: boolean,
+    quiet: (() => boolean) | undefined,
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
@@ -84,7 +85,13 @@ export class SqliteStore implements Store {
     // One group-commit queue: brokered outcomes and new decisions share each durable commit.
     this.wal = WalSync.of(db);
     this.checkpointer = offload && this.wal ? new Checkpointer(db) : null;
-    const commits = (this.commits = new CommitQueue(db, undefined, this.wal, this.checkpointer));
+    const commits = (this.commits = new CommitQueue(
+      db,
+      undefined,
+      this.wal,
+      this.checkpointer,
+      quiet ? { quiet } : null,
+    ));
     this.decisions = new SqliteDecisions(db, clock, commits, owner);
     this.effects = new SqliteEffects(db, clock);
     this.surfaces = new SqliteSurfaces(db, clock);
@@ -111,15 +118,23 @@ export class SqliteStore implements Store {
    * `clock` is what decisions are timed by; tests pass their own. Each open store is one
    * owner of brokered calls: a second store on the same file is another daemon.
    * `lockWait`: see write-lock.ts. `checkpointer`: a long-running server checkpoints the
-   * WAL on a worker thread (checkpointer.ts) instead of inside a commit.
+   * WAL on a worker thread (checkpointer.ts) instead of inside a commit. `quiet`: true while
+   * the server is answering at most one request, when a lone decision's fsync may run on the
+   * event loop (commit-queue.ts).
    */
   static open(
     file: string,
-    opts: { clock?: () => Date; lockWait?: LockWait; checkpointer?: boolean } = {},
+    opts: { clock?: () => Date; lockWait?: LockWait; checkpointer?: boolean; quiet?: () => boolean } = {},
   ): SqliteStore {
     const db = openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {});
     backfillMerkleNodes(db);
-    return new SqliteStore(db, opts.clock ?? (() => new Date()), thisProcess(), opts.checkpointer ?? false);
+    return new SqliteStore(
+      db,
+      opts.clock ?? (() => new Date()),
+      thisProcess(),
+      opts.checkpointer ?? false,
+      opts.quiet,
+    );
   }
 
   durable(): Promise<void> | undefined {

@@ -1,9 +1,14 @@
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type { Db } from './database.js';
 
 /** What the commit queue needs of it: make everything committed so far durable, then call back. */
 export interface DurableSync {
   sync(done: (err: Error | null) => void): void;
+  /**
+   * The same on the calling thread: returns once durable, throws if it failed. Optional: a
+   * sync that has no such form is always called back.
+   */
+  syncNow?(): void;
 }
 
 /**
@@ -48,6 +53,10 @@ export class WalSync implements DurableSync {
     // while this store's connection is open the file it writes is this one (a TRUNCATE
     // checkpoint by another process shortens it in place).
     fdatasync(fd, (err) => done(err));
+  }
+
+  syncNow(): void {
+    fdatasyncSync(this.open());
   }
 
   close(): void {
