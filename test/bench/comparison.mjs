@@ -6,10 +6,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { cerbosCheck, installCerbos, startCerbos } from './cerbos.mjs';
 import { bin, dist, load, provisionBench, sequential, startBare, waitFor } from './harness.mjs';
 import { paced } from './paced.mjs';
+import { cpuSince, mainThreadCpu, perDecisionUs } from './thread-cpu.mjs';
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -90,7 +92,9 @@ export async function peerComparison({ seconds, runs }) {
       const round = {};
       round.bare = await load(bareUrl, { seconds, requests: [bareRequest] });
       if (cerbosUrl) round.cerbos = await load(cerbosUrl, { seconds, requests: [cerbosRequest] });
+      const cpu = mainThreadCpu(daemon.pid);
       round.svc = await load(svcUrl, { seconds, requests: [svcRequest] });
+      round.svcCpuUs = perDecisionUs(cpuSince(cpu, mainThreadCpu(daemon.pid)), round.svc.total);
       rounds.push(round);
     }
     const of = (who, what) => spread(rounds.map((r) => r[who][what]));
@@ -122,7 +126,12 @@ export async function peerComparison({ seconds, runs }) {
     const barePaced = { method: 'POST', headers: bareRequest.headers, body: svcBody };
     for (let i = 0; i < runs; i++) {
       await paced(svcUrl, { rate, seconds: 1, request: pacedRequest });
+      const cpu = mainThreadCpu(daemon.pid);
+      const started = performance.now();
       const h = await paced(svcUrl, { rate, seconds, request: pacedRequest });
+      const used = cpuSince(cpu, mainThreadCpu(daemon.pid));
+      h.cpu_us = perDecisionUs(used, h.answered);
+      h.busy = used === undefined ? undefined : used / ((performance.now() - started) / 1000);
       if (h.errors > 0) throw new Error(`svc at ${rate} req/s: ${h.errors} errors, first: ${h.first_error}`);
       half.push(h);
       single.push(await sequential(svcUrl, { seconds, request: { ...svcRequest, body: svcBody } }));
@@ -138,6 +147,15 @@ export async function peerComparison({ seconds, runs }) {
       max_ms: spread(half.map((h) => h.max_ms)),
       lag_p99_ms: spread(half.map((h) => h.lag_p99_ms)),
     };
+    // Where the latency goes at half the peak: the daemon's main thread (event loop, SQLite,
+    // the decision) is the one queue every request passes through.
+    if (half.every((h) => h.cpu_us !== undefined) && rounds.every((r) => r.svcCpuUs !== undefined)) {
+      result.svc_main_thread = {
+        peak_us: spread(rounds.map((r) => r.svcCpuUs)),
+        half_us: spread(half.map((h) => h.cpu_us)),
+        half_busy: spread(half.map((h) => h.busy)),
+      };
+    }
     result.svc_one = {
       rps: spread(single.map((h) => h.rps)),
       p50_ms: spread(single.map((h) => h.p50_ms)),

@@ -50,7 +50,7 @@ export async function load(url, { seconds, headers = {}, requests, connections =
     ...(requests ? { requests } : {}),
   });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99 };
+  return { rps: r.requests.average, total: r.requests.total, p50_ms: r.latency.p50, p99_ms: r.latency.p99 };
 }
 
 /**

@@ -146,6 +146,13 @@ if (!only || only === 'compare' || only === 'cerbos') {
       `the generator's own send lag p99 ${mm(h.lag_p99_ms, 1)} ms; ` +
       `bare node:http at the same rate: p50 ${mm(r.bare_half.p50_ms, 1)} ms, p99 ${mm(r.bare_half.p99_ms, 1)} ms`,
   );
+  if (r.svc_main_thread) {
+    const m = r.svc_main_thread;
+    console.log(
+      `  svc's main thread: ${mm(m.peak_us)} us of CPU per decision at the peak, ${mm(m.half_us)} us at half of it, ` +
+        `where it is busy ${mm(m.half_busy, 2)} of the time`,
+    );
+  }
   console.log(
     `  svc at one connection, one request at a time: p50 ${mm(r.svc_one.p50_ms, 2)} ms (target under 1 ms), ` +
       `p99 ${mm(r.svc_one.p99_ms, 1)} ms, ${mm(r.svc_one.rps)} req/s (bare node:http: p50 ${mm(r.bare_one.p50_ms, 2)} ms); ` +
