@@ -40,12 +40,8 @@ parentPort.on('message', (m) => {
 export const FALLBACK_AUTOCHECKPOINT_PAGES = 2000;
 /** SQLite's default `wal_autocheckpoint`. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
-/**
- * The least time between the starts of two checkpoints, and from the end of one to the
- * start of the next: each costs two fsyncs and a copy of every page, and one per commit (a
- * lone caller's pace) would put them beside nearly every fsync a caller waits for.
- */
-export const MIN_INTERVAL_MS = 10;
+/** The least time between two checkpoints: each one costs two fsyncs. */
+const MIN_INTERVAL_MS = 10;
 
 export interface CheckpointResult {
   busy?: number;
@@ -65,8 +61,6 @@ export class Checkpointer {
   private readonly exited: Promise<void>;
   private running = false;
   private again = false;
-  /** when the last checkpoint started (performance.now()) */
-  private startedAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   /** why the worker stopped, when it failed (as cloned from the worker: not an Error instance) */
@@ -98,23 +92,14 @@ export class Checkpointer {
     );
   }
 
-  /**
-   * Ask for a checkpoint after a commit. Requests while one runs or waits fold into the
-   * next; one sooner than `MIN_INTERVAL_MS` after the last start waits for it.
-   */
+  /** Ask for a checkpoint after a commit; requests while one runs fold into the next. */
   request(): void {
     if (this.closed) return;
     if (this.running || this.timer) {
       this.again = true;
       return;
     }
-    const wait = this.startedAt + MIN_INTERVAL_MS - performance.now();
-    if (wait > 0) {
-      this.later(wait);
-      return;
-    }
     this.running = true;
-    this.startedAt = performance.now();
     this.worker.postMessage('go');
   }
 
@@ -148,16 +133,12 @@ export class Checkpointer {
     for (const w of waiters) w(r);
     if (this.again && !this.closed) {
       this.again = false;
-      this.later(MIN_INTERVAL_MS);
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.request();
+      }, MIN_INTERVAL_MS);
+      this.timer.unref();
     }
-  }
-
-  private later(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.request();
-    }, ms);
-    this.timer.unref();
   }
 
   private stop(): void {
