@@ -210,22 +210,21 @@ describe('the commit queue: the fsync off the event loop', () => {
 /**
  * The real fsync, both forms, counted: which form the queue chose, and what was committed
  * when it was called. `slowNow` holds each inline fsync that long after the real one, as a
- * slow disk would.
+ * slow disk would; `hold` keeps pool fsyncs from ending until `release`.
  */
 class CountedSync implements DurableSync {
   called: ('pool' | 'inline')[] = [];
   committedAtCall: number[] = [];
   slowNow = 0;
   failNow: Error | undefined;
+  /** while set, pool fsyncs end only when `release` is called */
+  hold = false;
+  private held: (() => void)[] = [];
 
   constructor(
     private readonly real: WalSync,
     private readonly committed: () => number,
   ) {}
-
-  /** while set, pool fsyncs end only when `release` is called */
-  hold = false;
-  private held: (() => void)[] = [];
 
   sync(done: (err: Error | null) => void): void {
     this.called.push('pool');
