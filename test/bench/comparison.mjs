@@ -113,8 +113,8 @@ export async function peerComparison({ seconds, runs }) {
       result.cerbos_skipped = peer.skip;
     }
     // svc alone: half of its own peak, paced evenly and open-loop (paced.mjs: a request that
-    // waited for a connection counts from its due time), after one discarded second at that rate to warm the
-    // generator; then one connection, one request at a time.
+    // waited for a connection counts from its due time), after one discarded second at that
+    // rate to warm the generator; then one connection, one request at a time.
     const rate = Math.max(1, Math.floor(result.svc.rps.median / 2));
     const pacedRequest = { method: 'POST', headers: svcRequest.headers, body: svcBody };
     // The bare server under the same generator at the same rate and at one connection: the

@@ -270,8 +270,8 @@ export class CommitQueue {
       this.pending.length === 0 &&
       this.unsynced.length === 1 &&
       this.unsynced[0]!.jobs.length === 1 &&
-      this.lastSyncMs < (inline.maxMs ?? INLINE_SYNC_MAX_MS) &&
-      inline.quiet()
+      inline.quiet() &&
+      this.lastSyncMs < (inline.maxMs ?? INLINE_SYNC_MAX_MS)
     );
   }
 
