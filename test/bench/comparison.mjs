@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { cerbosCheck, installCerbos, startCerbos } from './cerbos.mjs';
 import { bin, dist, load, provisionBench, sequential, startBare, waitFor } from './harness.mjs';
+import { hostIdle } from './host-idle.mjs';
 import { paced } from './paced.mjs';
 import { cpuSince, mainThreadCpu, perDecisionUs } from './thread-cpu.mjs';
 
@@ -167,6 +168,7 @@ export async function peerComparison({ seconds, runs }) {
     };
     result.bare_one = { p50_ms: spread(bareSingle.map((h) => h.p50_ms)) };
     result.decisions = n;
+    result.host_idle = hostIdle();
     return result;
   } finally {
     bare.kill('SIGTERM');

@@ -11,6 +11,7 @@ import { peerComparison } from './comparison.mjs';
 import { decisionThroughput } from './decision.mjs';
 import { bin, load, root, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
+import { describeHostIdle } from './host-idle.mjs';
 import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
 import { listsBench } from './lists.mjs';
@@ -158,6 +159,7 @@ if (!only || only === 'compare' || only === 'cerbos') {
       `p99 ${mm(r.svc_one.p99_ms, 1)} ms, ${mm(r.svc_one.rps)} req/s (bare node:http: p50 ${mm(r.bare_one.p50_ms, 2)} ms); ` +
       `${fmt(r.decisions)} decisions journaled`,
   );
+  console.log(`  host: ${describeHostIdle(r.host_idle)}`);
 }
 if (!only || only === 'auth') {
   const t = await authenticatedThroughput();
