@@ -43,10 +43,9 @@ export async function peerComparison({ seconds, runs }) {
     { name: 'bench.read', custody: 'grant', actions: ['read'] },
     EXAMPLE_POLICY,
   );
-  let n = 0;
   // The same request every time but its effect key: the example policy reads the amount,
   // the tier, the route, the actor's kind, roles and manager, all constant here.
-  const svcBody = () =>
+  const decisionBody = (step) =>
     JSON.stringify({
       tenant_id: 'default',
       actor_id: 'bench-agent',
@@ -54,14 +53,20 @@ export async function peerComparison({ seconds, runs }) {
       action: 'read',
       task_id: 'bench',
       amount_usd: 0.01,
-      effect_key_step: `s${n++}`,
+      effect_key_step: step,
       intent: 'read the notes of order 1042',
     });
+  // svc's requests alone are counted: `n` is the decisions the run journaled.
+  let n = 0;
+  const svcBody = () => decisionBody(`s${n++}`);
   const svcRequest = post(svcBody);
   svcRequest.headers = { ...svcRequest.headers, authorization: `Bearer ${token}` };
   let c = 0;
   const cerbosRequest = post(() => cerbosCheck(c++));
-  const bareRequest = post(svcBody);
+  // The bare server reads the same body, on a counter of its own.
+  let b = 0;
+  const bareBody = () => decisionBody(`s${b++}`);
+  const bareRequest = post(bareBody);
 
   const peer = installCerbos();
   const bare = startBare();
@@ -124,7 +129,7 @@ export async function peerComparison({ seconds, runs }) {
     const single = [];
     const bareHalf = [];
     const bareSingle = [];
-    const barePaced = { method: 'POST', headers: bareRequest.headers, body: svcBody };
+    const barePaced = { method: 'POST', headers: bareRequest.headers, body: bareBody };
     for (let i = 0; i < runs; i++) {
       await paced(svcUrl, { rate, seconds: 1, request: pacedRequest });
       const cpu = mainThreadCpu(daemon.pid);
