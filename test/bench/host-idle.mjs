@@ -32,7 +32,7 @@ export function describeHostIdle(idle) {
   if (!idle) return 'cpuidle driver unknown (nothing under /sys)';
   if (idle.haltPollNs === undefined) return `cpuidle driver ${idle.driver}`;
   if (idle.haltPollNs === 0) {
-    return 'cpuidle driver haltpoll with guest_halt_poll_ns 0: an idle vCPU halts at once, which slows the half-peak and one-connection figures (README, Performance)';
+    return 'cpuidle driver haltpoll with guest_halt_poll_ns 0: an idle vCPU halts at once (README: Latency on a virtual machine)';
   }
   return `cpuidle driver haltpoll: an idle vCPU polls up to ${idle.haltPollNs / 1000} us before it halts`;
 }
