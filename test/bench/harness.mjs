@@ -23,19 +23,7 @@ export function startBare() {
   );
 }
 
-export function waitFor(child, re) {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const onData = (d) => {
-      buf += d.toString();
-      const m = re.exec(buf);
-      if (m) resolve(m[1]);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (c) => reject(new Error(`exited ${c}: ${buf}`)));
-  });
-}
+export { waitFor } from './wait-for.mjs';
 
 /**
  * autocannon, closed-loop: as fast as `connections` connections go. (Not for a latency at a
