@@ -1,8 +1,8 @@
 // How this machine's idle CPUs wait, printed beside the comparison's latency figures. On a
 // KVM guest whose haltpoll cpuidle driver polls for 0 ns, an idle vCPU halts at once, and
 // the request that wakes it runs on a cold CPU: at half the peak and at one connection the
-// daemon's thread idles between requests, so that setting moves those figures (README,
-// Performance).
+// daemon's thread idles between requests, so that setting can move those figures
+// (README, Latency on a virtual machine).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

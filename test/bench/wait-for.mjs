@@ -24,7 +24,8 @@ export function waitFor(child, re, ms = WAIT_FOR_MS) {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.on('exit', (c) => {
+    // 'close', not 'exit': only then has all the child printed been read.
+    child.on('close', (c) => {
       clearTimeout(timer);
       reject(new Error(`exited ${c}: ${buf}`));
     });

@@ -20,14 +20,14 @@ describe('the bench’s wait for a child to come up', () => {
     const out = child(
       `setTimeout(() => console.log('listening on http://127.0.0.1:1234'), 100); setInterval(() => {}, 1000);`,
     );
-    await expect(waitFor(out, /listening on (\S+)/, 5000)).resolves.toBe('http://127.0.0.1:1234');
+    await expect(waitFor(out, /listening on (\S+)/, 30_000)).resolves.toBe('http://127.0.0.1:1234');
     const err = child(`console.error('listening on http://127.0.0.1:99'); setInterval(() => {}, 1000);`);
-    await expect(waitFor(err, /listening on (\S+)/, 5000)).resolves.toBe('http://127.0.0.1:99');
+    await expect(waitFor(err, /listening on (\S+)/, 30_000)).resolves.toBe('http://127.0.0.1:99');
   });
 
   it('rejects with what the child printed when it exits first', async () => {
     const dead = child(`console.error('cannot open the database'); process.exit(3);`);
-    await expect(waitFor(dead, /listening on (\S+)/, 5000)).rejects.toThrow(
+    await expect(waitFor(dead, /listening on (\S+)/, 30_000)).rejects.toThrow(
       /exited 3: cannot open the database/,
     );
   });
