@@ -4,7 +4,15 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
-import { restartServer, serverBinDir, startServer, stopServer } from '../helpers/postgres-server.js';
+import { SvcError } from '../../src/core/errors.js';
+import { PgDb } from '../../src/store/postgres/database.js';
+import {
+  beginSmartStop,
+  restartServer,
+  serverBinDir,
+  startServer,
+  stopServer,
+} from '../helpers/postgres-server.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /** A server of its own: this suite stops it, which the run's shared server must never be. */
@@ -180,6 +188,42 @@ describe.skipIf(noServer !== undefined)('a daemon whose PostgreSQL server stops 
       }
     } finally {
       await sql.end();
+    }
+  }, 120_000);
+
+  it('a server shutting down refuses new connections (57P03): unavailable, and decisions are never a 500', async () => {
+    await ready();
+    const db = new PgDb(url, { poolSize: 1 });
+    // a session of its own keeps the server in its shutdown until the restart below
+    const session = new pg.Client({ connectionString: url });
+    await session.connect();
+    session.on('error', () => undefined);
+    beginSmartStop(pgRoot.path);
+    try {
+      // the postmaster takes the signal asynchronously: wait until a new connection is refused
+      let refused: unknown;
+      for (let attempt = 0; attempt < 200 && refused === undefined; attempt++) {
+        const probe = new pg.Client({ connectionString: url });
+        refused = await probe.connect().then(
+          () => probe.end().then(() => undefined),
+          (e: unknown) => e,
+        );
+        if (refused === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((refused as { code?: string }).code).toBe('57P03');
+      const err = await db.query('SELECT 1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SvcError);
+      expect(err).toMatchObject({
+        code: 'unavailable',
+        reason: 'the store is unreachable; nothing was committed or executed',
+      });
+      expect(((err as SvcError).cause as { code?: string }).code).toBe('57P03');
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => act(`smart-${i}`)));
+      for (const a of answers) expect([200, 503]).toContain(a.status);
+    } finally {
+      await db.close();
+      restartServer(pgRoot.path);
+      await session.end().catch(() => undefined);
     }
   }, 120_000);
 });

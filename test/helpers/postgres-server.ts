@@ -69,6 +69,24 @@ export function stopServer(root: string): void {
 }
 
 /**
+ * Ask the server in `root` to shut down in smart mode and return at once: it refuses new
+ * connections (SQLSTATE 57P03) and waits for the open sessions to end. `restartServer`
+ * ends it (a fast stop, then a start).
+ */
+export function beginSmartStop(root: string): void {
+  const bin = serverBinDir();
+  const r = runStatus(serverUser(root), join(bin, 'pg_ctl'), [
+    '-D',
+    join(root, 'data'),
+    '-m',
+    'smart',
+    '-W',
+    'stop',
+  ]);
+  if (!r.ok) throw new Error(`pg_ctl stop -m smart failed: ${r.output}`);
+}
+
+/**
  * Start the server in `root` again after `stopServer`, on the same port with the same
  * options: `pg_ctl restart` reads them back from postmaster.opts, and starts a stopped server.
  */
