@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { DEFAULT_OPEN_APPROVAL_LIMITS, openApprovalLimits } from '../../src/core/decision/open-approvals.js';
 import { parseDuration } from '../../src/core/duration.js';
 import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
@@ -71,6 +72,17 @@ export default class DaemonStart extends DataDirCommand {
       summary:
         'An RFC 3161 timestamp authority for each anchor (without one, anchors carry a noop timestamp).',
     }),
+    'max-open-approvals-per-actor': Flags.integer({
+      summary:
+        'Most approvals one requester may have open (pending, unexpired) in a tenant; one more is refused (open_approvals_limit).',
+      default: DEFAULT_OPEN_APPROVAL_LIMITS.perActor,
+      min: 1,
+    }),
+    'max-open-approvals-per-task': Flags.integer({
+      summary: 'Most approvals open at once on one task; one more is refused (open_approvals_limit).',
+      default: DEFAULT_OPEN_APPROVAL_LIMITS.perTask,
+      min: 1,
+    }),
   };
 
   async run(): Promise<void> {
@@ -97,6 +109,10 @@ export default class DaemonStart extends DataDirCommand {
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
       ...(flags.witness !== undefined ? { witnesses: flags.witness } : {}),
       ...(flags['tsa-url'] !== undefined ? { tsaUrl: flags['tsa-url'] } : {}),
+      openApprovals: openApprovalLimits(
+        flags['max-open-approvals-per-actor'],
+        flags['max-open-approvals-per-task'],
+      ),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);

@@ -55,6 +55,7 @@ export const EXTENSION_CODES = {
   not_in_catalogue: 'forbidden',
   not_intent_actor: 'forbidden',
   not_sponsor: 'forbidden',
+  open_approvals_limit: 'forbidden',
   self_approval: 'forbidden',
   unmapped_user: 'forbidden',
   no_deferral: 'not_found',

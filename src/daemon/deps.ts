@@ -1,6 +1,7 @@
 import type { ApprovalChannels } from '../channels/callback.js';
 import type { AttestationHealth } from './attest/anchor-attestor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
+import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import type { Broker } from '../integration/broker.js';
 import type { IntegrationOps } from '../integration/operations.js';
 import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
@@ -22,7 +23,11 @@ export interface DaemonDeps {
   readiness: () => Promise<{ reason: string; detail: string } | undefined>;
   capabilitiesFor: (caller: Caller) => Promise<z.output<typeof CapabilityEntry>[]>;
   decisions: DecisionStore;
-  rules: { policy: PolicyResolver; constraints: DecisionRules['constraints'] };
+  rules: {
+    policy: PolicyResolver;
+    constraints: DecisionRules['constraints'];
+    openApprovals?: OpenApprovalLimits;
+  };
   /** brokered execution; without a document it refuses every brokered capability at step 7 */
   broker: Broker;
   /** the integration-operations routes' work; undefined without a document, and the routes absent */

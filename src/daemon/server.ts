@@ -20,6 +20,7 @@ import { buildDaemon } from './app.js';
 import { parseListenAddress } from './listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
+import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
@@ -43,6 +44,8 @@ export interface DaemonStartOptions {
   witnesses?: readonly string[];
   /** RFC 3161 timestamp authority for each anchor; without one anchors carry a noop timestamp. */
   tsaUrl?: string;
+  /** The bound on open approvals per requester and per task (default 50 and 20). */
+  openApprovals?: OpenApprovalLimits;
 }
 
 export interface RunningDaemon {
@@ -113,6 +116,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
     ...(integration ? { integration } : {}),
     attestations: () => attestor.health(),
+    ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
   });
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),

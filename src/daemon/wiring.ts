@@ -6,6 +6,7 @@ import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from './auth.js';
 import { admits } from '../core/constraints.js';
+import { DEFAULT_OPEN_APPROVAL_LIMITS, type OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import type { DaemonDeps } from './deps.js';
 import { HttpConnector } from '../connectors/http.js';
 import { Broker } from '../integration/broker.js';
@@ -27,6 +28,8 @@ export function daemonDeps(
     clock?: () => Date;
     integration?: IntegrationDocument;
     attestations?: () => AttestationHealth;
+    /** the bound on open approvals per requester and per task (default DEFAULT_OPEN_APPROVAL_LIMITS) */
+    openApprovals?: OpenApprovalLimits;
   },
 ): DaemonDeps {
   const keyring = new Keyring(dir, store);
@@ -59,7 +62,11 @@ export function daemonDeps(
     capabilitiesFor: async (caller) =>
       (await store.discovery.held(caller.tenantId, caller.actorId, clock())).map(capabilityEntry),
     decisions: store.decisions,
-    rules: { policy: new PolicyCache(), constraints: admits },
+    rules: {
+      policy: new PolicyCache(),
+      constraints: admits,
+      openApprovals: opts.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
+    },
     broker: new Broker(surfaces, store, credentials, connector),
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError, SvcError, type ErrorBody } from '../core/errors.js';
+import { OutageLog } from './outage-log.js';
 
 /** The one place a coded error becomes an HTTP status. */
 const STATUS: Record<SvcError['kind'], number> = {
@@ -68,6 +69,9 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
   errorHandler(new SvcError('invalid_request', reason, { field: 'path' }), request, reply);
 }
 
+/** One per process: an outage is one condition, whichever listener or route reports it. */
+const outages = new OutageLog();
+
 /**
  * Every error leaves as `{code, reason, remedy?, field?}`. A 5xx body never carries
  * internals: the details go to the log under the request id, which the body names.
@@ -80,7 +84,8 @@ export function errorHandler(err: FastifyError | Error, request: FastifyRequest,
     return;
   }
   const status = httpStatus(coded);
-  if (status >= 500) request.log.error({ err }, coded.reason);
+  if (coded.kind === 'unavailable') outages.report(request.log, coded);
+  else if (status >= 500) request.log.error({ err }, coded.reason);
   if (status === 401) void reply.header('www-authenticate', 'Bearer realm="svc"');
   const body: ErrorBody & { request_id?: string } = coded.toBody();
   if (status >= 500) body.request_id = request.id;

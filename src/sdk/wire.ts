@@ -111,7 +111,8 @@ export type BrokeredDecision = {
     | 'budget_exceeded'
     | 'approval_denied'
     | 'approval_expired'
-    | 'approval_mismatch';
+    | 'approval_mismatch'
+    | 'open_approvals_limit';
   reason?: string;
   remedy?: string;
   amount_usd: number;
@@ -179,7 +180,8 @@ export type Decision = {
     | 'budget_exceeded'
     | 'approval_denied'
     | 'approval_expired'
-    | 'approval_mismatch';
+    | 'approval_mismatch'
+    | 'open_approvals_limit';
   reason?: string;
   remedy?: string;
   amount_usd: number;
@@ -288,6 +290,7 @@ export type ErrorBody = {
     | 'not_in_catalogue'
     | 'not_intent_actor'
     | 'not_sponsor'
+    | 'open_approvals_limit'
     | 'self_approval'
     | 'unmapped_user'
     | 'not_found'
@@ -371,6 +374,7 @@ export type Error403 = {
     | 'not_in_catalogue'
     | 'not_intent_actor'
     | 'not_sponsor'
+    | 'open_approvals_limit'
     | 'self_approval'
     | 'unmapped_user';
   reason: string;

@@ -1,5 +1,6 @@
 import type { Actor } from '../core/actor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
+import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import type { DecisionRequest } from '../core/decision/request.js';
 import type { Sealed } from '../core/decision/sealed.js';
 import type { SurfaceCheck } from '../core/decision/surface.js';
@@ -35,6 +36,12 @@ export interface DecisionStore {
     req: DecisionRequest,
     caller: Actor,
     mode: 'new' | 'resume',
-    rules: { policy: PolicyResolver; constraints: DecisionRules['constraints']; surface?: SurfaceCheck },
+    rules: {
+      policy: PolicyResolver;
+      constraints: DecisionRules['constraints'];
+      surface?: SurfaceCheck;
+      /** the bound on open approvals; DEFAULT_OPEN_APPROVAL_LIMITS when absent */
+      openApprovals?: OpenApprovalLimits;
+    },
   ): Promise<Sealed>;
 }

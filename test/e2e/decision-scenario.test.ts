@@ -185,4 +185,36 @@ describe('decisions end to end (built binary, TLS)', () => {
     expect(frozen.status).toBe(403);
     expect(frozen.body).toMatchObject({ code: 'policy_denied', reason: 'notes are frozen' });
   });
+
+  it('--max-open-approvals-per-task bounds the approvals a task may hold open', async () => {
+    // a second daemon on the same data dir, with a bound of one
+    const bounded = await startDaemonProcess(['--max-open-approvals-per-task', '1'], env);
+    try {
+      const pay = (step: string) =>
+        call(`${bounded.url}/v1/action`, {
+          ca,
+          method: 'POST',
+          headers: { authorization: `Bearer ${bot}` },
+          body: {
+            tenant_id: 'acme',
+            actor_id: 'bot',
+            task_id: 't1',
+            capability: 'payments.send',
+            action: 'write',
+            effect_key_step: step,
+            amount_usd: 20,
+          },
+        });
+      expect((await pay('b1')).status).toBe(202);
+      const refused = await pay('b2');
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ decision: 'refused', code: 'open_approvals_limit' });
+      expect(refused.body.reason).toMatch(/at most 1 per task/);
+    } finally {
+      await bounded.stop();
+    }
+    const zero = await runSvc(['daemon', 'start', '--max-open-approvals-per-task', '0'], env);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/max-open-approvals-per-task/);
+  });
 });

@@ -69,6 +69,47 @@ export function stopServer(root: string): void {
 }
 
 /**
+ * Ask the server in `root` to shut down in smart mode and return at once: it refuses new
+ * connections (SQLSTATE 57P03) and waits for the open sessions to end. `restartServer`
+ * ends it (a fast stop, then a start).
+ */
+export function beginSmartStop(root: string): void {
+  const bin = serverBinDir();
+  const r = runStatus(serverUser(root), join(bin, 'pg_ctl'), [
+    '-D',
+    join(root, 'data'),
+    '-m',
+    'smart',
+    '-W',
+    'stop',
+  ]);
+  if (!r.ok) throw new Error(`pg_ctl stop -m smart failed: ${r.output}`);
+}
+
+/**
+ * Start the server in `root` again after `stopServer`, on the same port with the same
+ * options: `pg_ctl restart` reads them back from postmaster.opts, and starts a stopped server.
+ */
+export function restartServer(root: string): void {
+  const data = join(root, 'data');
+  const bin = serverBinDir();
+  const r = runStatus(serverUser(root), join(bin, 'pg_ctl'), [
+    '-D',
+    data,
+    '-l',
+    join(root, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    'restart',
+  ]);
+  if (!r.ok)
+    throw new Error(
+      `the test PostgreSQL server did not start again: ${r.output}\n${tail(join(root, 'server.log'))}`,
+    );
+}
+
+/**
  * A test run that is killed never reaches its teardown; on a shared machine its server
  * would run on. A detached watchdog stops the server and removes `root` once `ownerPid`
  * (the test runner) is gone; after a normal teardown it finds nothing left to do.

@@ -105,6 +105,29 @@ describe('deferral, approval and resume (app.inject, real SQLite)', () => {
     expect((await post('/v1/action', pay(), bot)).json().code).toBe('duplicate_effect');
   });
 
+  it('past the default bound of 20 open approvals on a task, one more is 403 open_approvals_limit with its receipt', async () => {
+    const opened: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await post('/v1/action', pay({ effect_key_step: `bound-${i}` }), bot);
+      expect(r.statusCode).toBe(202);
+      opened.push(r.json().approval.approval_id as string);
+    }
+    const refused = await post('/v1/action', pay({ effect_key_step: 'bound-20' }), bot);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      decision: 'refused',
+      code: 'open_approvals_limit',
+      approval: null,
+      receipt: { sequence: 21 },
+    });
+    expect(refused.json().reason).toMatch(/at most 20 per task/);
+    // claims nothing: once one approval is decided, the same step opens one
+    expect((await decideApproval(opened[0]!, 'deny')).statusCode).toBe(200);
+    const again = await post('/v1/action', pay({ effect_key_step: 'bound-20' }), bot);
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toMatchObject({ decision: 'deferred', approval: { status: 'pending' } });
+  });
+
   it('polling a pending deferral answers with its standing receipt and adds nothing to the journal', async () => {
     const journalSize = () => {
       const snapshot = f.store.journalExports.snapshot('acme');

@@ -17,6 +17,7 @@ export const REFUSAL_CODES = [
   'approval_denied',
   'approval_expired',
   'approval_mismatch',
+  'open_approvals_limit',
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

@@ -73,11 +73,23 @@ export class PgDb {
   }
 
   async query<R>(sql: string, params?: unknown[]): Promise<R[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
-    return result.rows as R[];
+    try {
+      const result = await this.pool.query(sql, params as unknown[]);
+      return result.rows as R[];
+    } catch (err) {
+      throw unreachableOr(err);
+    }
   }
 
   async tx<T>(fn: (c: PgTx) => Promise<T>): Promise<T> {
+    try {
+      return await this.txOnce(fn);
+    } catch (err) {
+      throw unreachableOr(err);
+    }
+  }
+
+  private async txOnce<T>(fn: (c: PgTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     // A checked-out connection the server drops emits 'error' on the client, which the pool
     // only handles while idle: without a listener the process would crash. The failed query
@@ -145,6 +157,36 @@ const CONNECTION_CODES = new Set([
   '28P01', // invalid_password
 ]);
 
+/**
+ * The server cannot be reached or is going away: a socket error, SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (shutdown, crash, not accepting connections yet), a
+ * pool checkout that timed out, a connection dropped mid-query.
+ */
+export function isStoreUnreachable(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  return CONNECTION_CODES.has(code) || code.startsWith('08') || isDroppedConnection(err);
+}
+
+/**
+ * What every route answers while the database cannot be reached (503), in the words the
+ * SQLite store uses: a request whose store work failed stops there, so no provider is
+ * called after it. One case is not certain: a connection lost while its COMMIT was in
+ * flight may have committed. The remedy covers it: a retry with the same effect key is
+ * answered with the outcome recorded, or makes it once.
+ */
+export function storeUnreachable(cause: unknown): SvcError {
+  return new SvcError('unavailable', 'the store is unreachable; nothing was committed or executed', {
+    cause,
+    remedy:
+      'retry with the same body (and effect key) once the database answers; GET /readyz reports when it does',
+  });
+}
+
+/** A connection failure as `storeUnreachable`, anything else unchanged (for its caller to map). */
+function unreachableOr(err: unknown): unknown {
+  return !(err instanceof SvcError) && isStoreUnreachable(err) ? storeUnreachable(err) : err;
+}
+
 /** Failures a retry may cure: a statement that hit its timeout, a serialization conflict, a deadlock. */
 const RETRY_CODES = new Set(['57014', '40001', '40P01', '55P03']);
 
@@ -161,9 +203,7 @@ export function pgStoreError(err: unknown, what: string): unknown {
   }
   if (RETRY_CODES.has(code))
     return new SvcError('unavailable', 'the database is busy; try again', { cause: err });
-  if (CONNECTION_CODES.has(code) || code.startsWith('08') || isDroppedConnection(err)) {
-    return new SvcError('unavailable', 'the database is unreachable; try again', { cause: err });
-  }
+  if (isStoreUnreachable(err)) return storeUnreachable(err);
   return err;
 }
 

@@ -1,5 +1,6 @@
 import type { Actor } from '../../core/actor.js';
 import type { Capability, Custody } from '../../core/capability.js';
+import type { OpenApprovalCounts } from '../../core/decision/open-approvals.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
 import type { Task, TaskStatus } from '../../core/task.js';
@@ -191,6 +192,28 @@ export async function loadPolicySource(
   const verbs = new Set<string>();
   for (const a of row?.actions ?? []) for (const v of JSON.parse(a) as string[]) verbs.add(v);
   return { text: row?.text ?? null, verbs: [...verbs] };
+}
+
+/**
+ * Approvals standing open (pending, not expired) for the caller and for the task, read
+ * under the tenant lock the decision holds: the lock that keeps the budget from being
+ * overspent also keeps two replicas from both taking the last slot.
+ */
+export async function loadOpenApprovals(
+  tx: PgTx,
+  tenantId: string,
+  actorId: string,
+  taskId: string,
+  now: Date,
+): Promise<OpenApprovalCounts> {
+  const [row] = await tx.query<{ by_actor: number; by_task: number }>(
+    `SELECT (SELECT count(*)::int FROM approvals WHERE tenant_id = $1 AND requester_id = $2
+         AND status = 'pending' AND expires_at > $4) AS by_actor,
+       (SELECT count(*)::int FROM approvals WHERE tenant_id = $1 AND task_id = $3
+         AND status = 'pending' AND expires_at > $4) AS by_task`,
+    [tenantId, actorId, taskId, now.toISOString()],
+  );
+  return { byActor: row?.by_actor ?? 0, byTask: row?.by_task ?? 0 };
 }
 
 function toCapability(tenantId: string, r: StateRow): Capability | undefined {

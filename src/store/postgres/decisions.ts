@@ -1,5 +1,10 @@
 import type { Actor } from '../../core/actor.js';
 import { decide } from '../../core/decision/decide.js';
+import {
+  boundOpenApprovals,
+  DEFAULT_OPEN_APPROVAL_LIMITS,
+  opensApproval,
+} from '../../core/decision/open-approvals.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
 import { planDecision, sealedReply, standingReply, type DecisionWrites } from '../../core/decision/writes.js';
@@ -10,7 +15,7 @@ import { sha256 } from '../../evidence/node-crypto.js';
 import type { DecisionStore, PolicyResolver, Sealed } from '../decision-ports.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgTx } from './database.js';
-import { loadDecisionState, loadPolicySource } from './decision-state.js';
+import { loadDecisionState, loadOpenApprovals, loadPolicySource } from './decision-state.js';
 import { journalParts } from './journal.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
@@ -52,7 +57,16 @@ export class PgDecisions implements DecisionStore {
     const surface = judgeSurface(req.tenantId, needed, rules.surface, needed && loaded.surface);
     const state = surface.ok ? loaded.state : { ...loaded.state, surfaceProblem: surface.problem };
     const policy = await resolvePolicy(tx, rules.policy, req.tenantId, loaded.registryVersion);
-    const outcome = decide(req, state, { policy, constraints: rules.constraints }, mode);
+    const decided = decide(req, state, { policy, constraints: rules.constraints }, mode);
+    const outcome = opensApproval(decided)
+      ? boundOpenApprovals(
+          decided,
+          req,
+          caller.id,
+          await loadOpenApprovals(tx, req.tenantId, caller.id, req.taskId, now),
+          rules.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
+        )
+      : decided;
     if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
       return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
     }

@@ -468,4 +468,10 @@ function collateC(sql: string): string {
   return sql.replace(/ TEXT(?=[ ,\n])/g, ' TEXT COLLATE "C"');
 }
 
-export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1)];
+/** The bound on open approvals (core/decision/open-approvals.ts): as SQLite's migration 9. */
+const MIGRATION_2 = `
+  CREATE INDEX approvals_open_by_requester ON approvals(tenant_id, requester_id, expires_at) WHERE status = 'pending';
+  CREATE INDEX approvals_open_by_task ON approvals(tenant_id, task_id, expires_at) WHERE status = 'pending';
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), MIGRATION_2];

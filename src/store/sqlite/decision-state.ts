@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import type { Capability } from '../../core/capability.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
+import type { OpenApprovalCounts } from '../../core/decision/open-approvals.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
 import { toCapability, type CapabilityRow } from './capabilities.js';
 import { TASK_COLUMNS, toTask, type TaskRow } from './tasks.js';
@@ -60,6 +61,23 @@ export class DecisionStateLoader {
           'SELECT id, status, expires_at, request_digest, amount_micros FROM approvals WHERE tenant_id = ? AND id = ?',
         ),
       ),
+      // Both walk a partial index of pending approvals from `now` on (migration 9).
+      openByActor: db.prepare(
+        `SELECT count(*) AS n FROM approvals
+         WHERE tenant_id = ? AND requester_id = ? AND status = 'pending' AND expires_at > ?`,
+      ),
+      openByTask: db.prepare(
+        `SELECT count(*) AS n FROM approvals WHERE tenant_id = ? AND task_id = ? AND status = 'pending' AND expires_at > ?`,
+      ),
+    };
+  }
+
+  /** Approvals standing open (pending, not expired) for the caller and for the task. */
+  openApprovals(tenantId: string, actorId: string, taskId: string, now: Date): OpenApprovalCounts {
+    const at = now.toISOString();
+    return {
+      byActor: (this.q.openByActor.get(tenantId, actorId, at) as { n: number }).n,
+      byTask: (this.q.openByTask.get(tenantId, taskId, at) as { n: number }).n,
     };
   }
 

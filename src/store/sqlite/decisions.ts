@@ -1,4 +1,9 @@
 import { decide } from '../../core/decision/decide.js';
+import {
+  boundOpenApprovals,
+  DEFAULT_OPEN_APPROVAL_LIMITS,
+  opensApproval,
+} from '../../core/decision/open-approvals.js';
 import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
 import {
   planDecision,
@@ -107,7 +112,17 @@ export class SqliteDecisions implements DecisionStore {
     const policy =
       rules.policy.cached(req.tenantId, registryVersion) ??
       rules.policy.install(req.tenantId, registryVersion, this.loader.policySource(req.tenantId));
-    const outcome = decide(req, state, { policy, constraints: rules.constraints }, mode);
+    const decided = decide(req, state, { policy, constraints: rules.constraints }, mode);
+    // Read in this transaction, under the single writer: two requests cannot both take the last slot.
+    const outcome = opensApproval(decided)
+      ? boundOpenApprovals(
+          decided,
+          req,
+          caller.id,
+          this.loader.openApprovals(req.tenantId, caller.id, req.taskId, now),
+          rules.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
+        )
+      : decided;
     if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
       return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
     }

@@ -502,4 +502,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER anchor_witnesses_no_update BEFORE UPDATE ON anchor_witnesses
     BEGIN SELECT RAISE(ABORT, 'a witness cosignature is never changed'); END;
   `,
+  // 9: the bound on open approvals counts a requester's and a task's pending approvals on
+  // every decision that would open one; partial, so decided approvals cost the count nothing.
+  `
+  CREATE INDEX approvals_open_by_requester ON approvals(tenant_id, requester_id, expires_at) WHERE status = 'pending';
+  CREATE INDEX approvals_open_by_task ON approvals(tenant_id, task_id, expires_at) WHERE status = 'pending';
+  `,
 ];

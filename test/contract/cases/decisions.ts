@@ -161,6 +161,116 @@ export function decisionContract(h: () => StoreHarness): void {
     });
   });
 
+  describe('the bound on open approvals', () => {
+    const bounded = (perActor: number, perTask: number) => ({
+      ...rules,
+      openApprovals: { perActor, perTask },
+    });
+    const pay = (task: string, step: string) => request('payments.send', task, step, 2);
+
+    it('refuses one approval more than a task may hold open, sealed and claiming nothing; a decided one frees its slot', async () => {
+      const store = await h().open();
+      await provision(store);
+      const r = bounded(10, 2);
+      const decide = (req: DecisionRequest) => store.decisions.decide(req, bot, 'new', r);
+      const opened = [
+        (await decide(pay('keys', 'p1'))) as SealedDecision,
+        (await decide(pay('keys', 'p2'))) as SealedDecision,
+      ];
+      expect(opened.map((o) => o.outcome)).toEqual(['deferred', 'deferred']);
+      const refused = (await decide(pay('keys', 'p3'))) as SealedDecision;
+      expect(refused).toMatchObject({
+        kind: 'sealed',
+        outcome: 'refused',
+        code: 'open_approvals_limit',
+        amountMicros: 0n,
+      });
+      expect(refused.reason).toMatch(/task keys already has 2 open approvals \(at most 2 per task\)/);
+      expect(refused.remedy).toMatch(/svc approvals list --status pending/);
+      expect(refused.approval).toBeUndefined();
+      // sealed like every refusal: the next journal record, code and all
+      expect(refused.receipt.sequence).toBe(3);
+      expect(refused.receipt.record).toMatchObject({
+        outcome: 'refused',
+        code: 'open_approvals_limit',
+        approval_id: null,
+      });
+      // an earlier check still decides first: over budget is budget_exceeded, bound or not
+      expect(await decide(request('payments.send', 'small', 'p4', 2))).toMatchObject({
+        code: 'budget_exceeded',
+      });
+      // nothing was reserved or claimed: once an approval is decided the same step is deferred
+      expect((await store.tasks.get('acme', 'keys'))?.reservedMicros).toBe(0n);
+      expect(await decide(pay('keys', 'p3'))).toMatchObject({
+        outcome: 'refused',
+        code: 'open_approvals_limit',
+      });
+      await store.approvals.decide({
+        tenantId: 'acme',
+        approvalId: opened[0]!.approval!.approvalId,
+        deciderId: 'alice',
+        decision: 'deny',
+        note: null,
+        channel: 'api',
+        at: new Date(),
+      });
+      expect(await decide(pay('keys', 'p3'))).toMatchObject({
+        outcome: 'deferred',
+        approval: { status: 'pending' },
+      });
+    });
+
+    it("counts the requester's open approvals across tasks, and not the expired ones", async () => {
+      let now = Date.now();
+      const store = await h().open({ clock: () => new Date(now) });
+      await provision(store);
+      const r = bounded(2, 10);
+      const decide = (req: DecisionRequest) => store.decisions.decide(req, bot, 'new', r);
+      expect(await decide(pay('keys', 'a1'))).toMatchObject({ outcome: 'deferred' });
+      await store.tasks.create({
+        tenantId: 'acme',
+        id: 'other',
+        title: null,
+        sponsorId: 'alice',
+        status: 'active',
+        parentId: null,
+        rootId: 'other',
+        budgetMicros: 10n ** 12n,
+        reservedMicros: 0n,
+        actors: ['bot'],
+        createdAt: T0,
+        closedAt: null,
+      });
+      expect(await decide(pay('other', 'a2'))).toMatchObject({ outcome: 'deferred' });
+      const refused = (await decide(pay('other', 'a3'))) as SealedDecision;
+      expect(refused).toMatchObject({ outcome: 'refused', code: 'open_approvals_limit' });
+      expect(refused.reason).toMatch(
+        /bot already has 2 open approvals in this tenant \(at most 2 per requester\)/,
+      );
+      // a day later both have expired: they no longer stand open
+      now += 24 * 3_600_000 + 1000;
+      expect(await decide(pay('other', 'a3'))).toMatchObject({ outcome: 'deferred' });
+    });
+
+    it('requests racing through two stores on one database never open more than the bound', async () => {
+      const a = await h().open();
+      await provision(a);
+      const b = await h().reopen(a);
+      const r = bounded(50, 5);
+      const answers = (await Promise.all(
+        Array.from({ length: 16 }, (_, k) =>
+          (k % 2 === 0 ? a : b).decisions.decide(pay('keys', `race${k}`), bot, 'new', r),
+        ),
+      )) as SealedDecision[];
+      expect(answers.filter((s) => s.outcome === 'deferred')).toHaveLength(5);
+      expect(answers.filter((s) => s.outcome === 'refused').map((s) => s.code)).toEqual(
+        Array.from({ length: 11 }, () => 'open_approvals_limit'),
+      );
+      const opened = answers.filter((s) => s.outcome === 'deferred').map((s) => s.approval?.approvalId);
+      expect(new Set(opened).size).toBe(5);
+    });
+  });
+
   describe('anchors, proofs, exports and redactions', () => {
     it('signs one head per size, proves inclusion, exports a stable snapshot and redacts in place', async () => {
       const store = await h().open();

@@ -71,6 +71,32 @@ describe.skipIf('skip' in server)('PgDb', () => {
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
+  it('answers every query and transaction that cannot reach the server as unavailable, nothing committed', async () => {
+    const down = new PgDb('postgresql://postgres@127.0.0.1:1/svc', { connectTimeoutMs: 2000 });
+    const one = new PgDb(fresh.url, { poolSize: 1, connectTimeoutMs: 100 });
+    try {
+      const unreachable = {
+        code: 'unavailable',
+        reason: 'the store is unreachable; nothing was committed or executed',
+      };
+      // connection refused, on a query and on a transaction
+      expect(await down.query('SELECT 1').catch((e: unknown) => e)).toMatchObject(unreachable);
+      expect(await down.tx(async () => undefined).catch((e: unknown) => e)).toMatchObject(unreachable);
+      // the pool's only connection held: the checkout times out
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const held = one.tx(() => gate);
+      const waited = await one.query('SELECT 1').catch((e: unknown) => e);
+      release();
+      await held;
+      expect(waited).toBeInstanceOf(SvcError);
+      expect(waited).toMatchObject(unreachable);
+    } finally {
+      await down.close();
+      await one.close();
+    }
+  });
+
   it('maps a statement past its timeout to unavailable', async () => {
     const slow = new PgDb(fresh.url, { statementTimeoutMs: 50, poolSize: 1 });
     try {
