@@ -1,18 +1,16 @@
 import type { CryptoProvider } from '../crypto-provider.js';
-import { bytesEqual } from '../bytes.js';
-import { encodeHex } from '../encoding.js';
-import { entryLeaf } from '../entry.js';
 import { logIdFor } from '../log-id.js';
 import { verifyInclusion } from '../merkle-proof.js';
 import { leafHash } from '../merkle-tree.js';
 import { parseTsaRoots } from '../timestamp/token-check.js';
-import { redactionDeviations } from '../tombstone.js';
 import { checkKeyNaming } from './anchor-check.js';
-import { asHash, asObject, asSafeInteger, asString, type JsonObject } from './field-readers.js';
+import { asHash, asObject, asSafeInteger, asString } from './field-readers.js';
 import { FindingSink, type Finding } from './findings.js';
 import { checkTreeHead } from './head-check.js';
 import { checkSchemaOfKind } from './line-schema.js';
 import { checkReceiptFields } from './receipt-fields.js';
+import { receiptLeaf } from './receipt-leaf.js';
+import { unboundProofFields } from './receipt-unverified.js';
 import { PASS_DOES_NOT_ESTABLISH } from './report.js';
 import { newVerifierState } from './state.js';
 import { checkTimestamp, type TimestampStatus } from './timestamp-check.js';
@@ -55,21 +53,6 @@ const PROOF_FIELDS: ReadonlySet<string> = new Set([
   'audit_path',
   'anchor',
 ]);
-
-/**
- * What a redacted receipt cannot bind: the tombstone (its redaction record is not in the
- * proof), and so the times §7 sets to its removed_at.
- */
-const REDACTED_UNBOUND = [
-  'occurred_at',
-  'linked_at',
-  'proof.entry.tombstone',
-  'proof.entry.occurred_at',
-  'proof.entry.linked_at',
-];
-
-/** The entry field no receipt proof binds: the chain is an export's, a proof goes through the tree. */
-const UNBOUND_ENTRY_FIELD = 'proof.entry.chain_hash';
 
 /**
  * Check a receipt with its proof (`GET /v1/receipts/{id}?proof=true`) offline: the entry
@@ -153,7 +136,15 @@ export async function verifyReceipt(
   checkSchemaOfKind('anchor', anchor, sink, null, '/proof/anchor');
   report.sequence = asSafeInteger(entry.sequence);
   report.tree_size = treeSize;
-  const leaf = checkLeaf(report, sink, entry, crypto);
+  const { leaf, redacted } = receiptLeaf(entry, sink, crypto.sha256);
+  if (redacted) {
+    report.redacted = true;
+    report.proves = 'position';
+    report.establishes = ESTABLISHES_POSITION;
+    report.notes.push(
+      'the entry is redacted: its leaf cannot be recomputed and is taken as written, so the proof binds its position, not its content; its tombstone cannot be checked against its redaction record',
+    );
+  }
   const unboundReceiptFields = checkReceiptFields(receipt, entry, report.redacted, sink);
   if (report.sequence !== leafIndex + 1) {
     sink.add('proof_malformed', null, `leaf_index ${leafIndex} is not the entry's sequence - 1`);
@@ -210,103 +201,9 @@ export async function verifyReceipt(
   }
   report.unverified = [
     ...unboundReceiptFields,
-    ...(report.redacted ? REDACTED_UNBOUND : []),
-    UNBOUND_ENTRY_FIELD,
-    ...unboundAttestation(anchor, report.timestamp, state.attestation.pins),
+    ...unboundProofFields(anchor, report.redacted, report.timestamp, state.attestation.pins),
   ];
   return finish(report, sink);
-}
-
-/**
- * Anchor members that are declarations rather than checked claims: a timestamp that did not
- * verify under --tsa-cert roots (a noop placeholder, or a token nobody checked) and, when it
- * did, its authority and the exporter's `verified` note; a pinned witness's key_holder; and
- * every cosignature whose witness id has no pinned key.
- */
-function unboundAttestation(
-  anchor: JsonObject,
-  timestamp: TimestampStatus,
-  pins: ReadonlyMap<string, unknown>,
-): string[] {
-  const out: string[] = [];
-  const stamp = asObject(anchor.timestamp);
-  if (stamp !== undefined && timestamp !== 'verified') out.push('proof.anchor.timestamp');
-  if (stamp !== undefined && timestamp === 'verified') {
-    out.push('proof.anchor.timestamp.authority');
-    if (Object.hasOwn(stamp, 'verified')) out.push('proof.anchor.timestamp.verified');
-  }
-  if (Array.isArray(anchor.witnesses)) {
-    anchor.witnesses.forEach((item: unknown, i) => {
-      const w = asObject(item);
-      const id = asString(w?.witness_id);
-      if (id === undefined || !pins.has(id)) out.push(`proof.anchor.witnesses[${i}]`);
-      else if (w !== undefined && Object.hasOwn(w, 'key_holder'))
-        out.push(`proof.anchor.witnesses[${i}].key_holder`);
-    });
-  }
-  return out;
-}
-
-/**
- * The leaf the proof must lead from. A plain entry's leaf is recomputed from every field, so
- * the preimage binds them all. A redacted entry's leaf cannot be recomputed and is taken as
- * written (§7); then every field but the four kept must hold the fixed values
- * (`redactionDeviations`, the one definition the export verifier uses too), and the pass
- * proves position, not content.
- */
-function checkLeaf(
-  report: ReceiptReport,
-  sink: FindingSink,
-  entry: JsonObject,
-  crypto: CryptoProvider,
-): Uint8Array | undefined {
-  const written = asHash(entry.leaf);
-  const tombstone = asObject(entry.tombstone);
-  const sequence = asSafeInteger(entry.sequence);
-  const from = asSafeInteger(tombstone?.from_sequence);
-  const to = asSafeInteger(tombstone?.to_sequence);
-  if (tombstone !== undefined && sequence !== undefined && from !== undefined && to !== undefined) {
-    if (from < 1 || from > to) {
-      sink.add(
-        'tombstone_malformed',
-        null,
-        `tombstone range ${from}..${to} is not 1 <= from_sequence <= to_sequence`,
-      );
-    } else if (sequence < from) {
-      sink.add(
-        'tombstone_below_range',
-        null,
-        `entry ${sequence} carries a tombstone for ${from}..${to}, above itself`,
-      );
-    } else if (sequence <= to) {
-      report.redacted = true;
-      report.proves = 'position';
-      report.establishes = ESTABLISHES_POSITION;
-      const leftIn = redactionDeviations(entry, tombstone);
-      if (leftIn.length > 0) {
-        sink.add(
-          'redacted_content_present',
-          null,
-          `redacted entry ${sequence}: ${leftIn.join(', ')} not the value section 7 fixes (empty content, record_hash of 64 zeros, times equal to the tombstone's removed_at)`,
-        );
-      }
-      report.notes.push(
-        'the entry is redacted: its leaf cannot be recomputed and is taken as written, so the proof binds its position, not its content; its tombstone cannot be checked against its redaction record',
-      );
-      return written;
-    }
-  }
-  let computed: Uint8Array;
-  try {
-    computed = entryLeaf(entry, crypto.sha256);
-  } catch {
-    sink.add('proof_malformed', null, 'the entry has no canonical form');
-    return undefined;
-  }
-  if (written === undefined || !bytesEqual(written, computed)) {
-    sink.add('leaf_mismatch', null, `the entry leaf is not H(preimage) (${encodeHex(computed)})`);
-  }
-  return computed;
 }
 
 function finish(report: ReceiptReport, sink: FindingSink): ReceiptReport {
