@@ -210,6 +210,31 @@ describe('svc verify receipt on mutated receipts (real daemon receipts, every fi
     );
   });
 
+  it("a genuine redacted receipt's tombstone edits: the report already calls the tombstone unverified; removed_at is tied to the times", async () => {
+    // The proof carries one leaf, not the redaction record whose preimage holds the
+    // tombstone, so nothing can check reason, authorised_by or the range: the report says
+    // so on the genuine receipt, and an edit changes nothing it claims.
+    const c = real.cases.find((x) => x.name === 'redacted entry, bare anchor')!;
+    const edit = (change: (t: Doc) => void) => {
+      const doc = structuredClone(c.doc) as Doc & { proof: { entry: { tombstone: Doc } } };
+      change(doc.proof.entry.tombstone);
+      return verify(doc, c);
+    };
+    for (const change of [
+      (t: Doc) => (t.reason = 'routine cleanup'),
+      (t: Doc) => (t.authorised_by = 'mallory'),
+      (t: Doc) => (t.to_sequence = (t.to_sequence as number) + 5),
+    ]) {
+      const r = await edit(change);
+      expect(r).toMatchObject({ result: 'pass', proves: 'position' });
+      expect(r.unverified).toContain('proof.entry.tombstone');
+    }
+    const moved = await edit((t) => (t.removed_at = '2026-01-01T00:00:00.000Z'));
+    expect(codes(moved)).toEqual(['redacted_content_present']);
+    const above = await edit((t) => (t.from_sequence = (c.doc.sequence as number) + 1));
+    expect(above.result).toBe('fail');
+  });
+
   it('every single mutation of every receipt fails unless the report shows why it is harmless', async () => {
     let total = 0;
     let passed = 0;
