@@ -11,7 +11,7 @@ export default class VerifyReceipt extends SvcCommand {
   static override summary =
     'Verify a receipt with its inclusion proof offline against a public key you trust.';
   static override description =
-    'FILE is the JSON answer of GET /v1/receipts/{id}?proof=true (`svc receipts show ID --proof --json`). The leaf is recomputed from the published entry fields, the RFC 6962 audit path is checked up to the head root, and the head signature under the given keys only; the head timestamp and cosignatures under --tsa-cert and --witness-key. Exit 0 pass, 1 fail, 2 could not run.';
+    'FILE is the JSON answer of GET /v1/receipts/{id}?proof=true (`svc receipts show ID --proof --json`). The leaf is recomputed from the published entry fields, the RFC 6962 audit path is checked up to the head root, and the head signature under the given keys only; the head timestamp and cosignatures under --tsa-cert and --witness-key. A redacted entry proves its position, not its content. Published fields no proof binds (outcome, reason, intent, task_id, ...) are listed as unverified. Exit 0 pass, 1 fail, 2 could not run.';
   static override examples = [
     '<%= config.bin %> verify receipt receipt.json --public-key acme-journal.pub.pem',
     '<%= config.bin %> verify receipt receipt.json --public-key <base64> --witness-key w1=<base64> --require-witnesses 1 --json',

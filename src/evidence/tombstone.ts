@@ -36,3 +36,24 @@ export function redactEntry(entry: EntryLine, tombstone: Tombstone): EntryLine {
     leaf: entry.leaf,
   };
 }
+
+/**
+ * The fields of an untrusted entry line, redacted under `tombstone`, that differ from what
+ * `redactEntry` writes: section 7's fixed values, checked against this one definition by
+ * every verifier (exports and receipts) rather than a copy of the rule. The four kept
+ * fields (and the tombstone itself) are compared to themselves, so they never differ.
+ * The caller has checked that the entry's sequence lies in the tombstone's range.
+ */
+export function redactionDeviations(
+  entry: Record<string, unknown>,
+  tombstone: Record<string, unknown>,
+): string[] {
+  const expected: Record<string, unknown> = {
+    ...redactEntry(entry as unknown as EntryLine, tombstone as unknown as Tombstone),
+  };
+  return Object.keys(expected).filter((field) => !sameJson(entry[field], expected[field]));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

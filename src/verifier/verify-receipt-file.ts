@@ -32,8 +32,13 @@ export function renderReceiptReport(file: string, r: ReceiptReport): string {
     `receipt: ${r.receipt_id ?? '?'}, entry ${r.sequence ?? '?'} of a head over ${r.tree_size ?? '?'} entries`,
   );
   out.push(`trusted keys: ${r.trustedKeyIds.join(', ')}`);
+  out.push(
+    `proves: ${r.proves === 'content' ? 'the entry, every field' : 'the position of a redacted entry, not its content'}`,
+  );
   out.push(`timestamp: ${r.timestamp}`);
   for (const n of r.notes) out.push(`note: ${n}`);
+  if (r.unverified.length > 0)
+    out.push(`unverified (published, not bound by the proof): ${r.unverified.join(', ')}`);
   if (r.findings.length > 0) {
     out.push('', `findings (${r.findings.length}):`);
     for (const f of r.findings) out.push(`  ${f.code}: ${f.message}`);

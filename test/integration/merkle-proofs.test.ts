@@ -222,7 +222,7 @@ describe('GET /v1/receipts/{id}?proof=true', () => {
     index.proof.leaf_index = 0;
     expect(await codes(index)).toEqual(['inclusion_invalid', 'proof_malformed']);
     const otherKey = decodeBase64((await f.store.keys.active('other'))!.publicKey)!;
-    expect(await codes(body, otherKey)).toEqual(['signature_invalid']);
+    expect(await codes(body, otherKey)).toEqual(['key_id_mismatch', 'signature_invalid']);
     expect(await codes({ ...body, proof: null })).toEqual(['proof_missing']);
   });
 });

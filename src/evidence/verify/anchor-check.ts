@@ -67,7 +67,7 @@ function checkCoverage(state: VerifierState, at: number, head: JsonObject): void
 }
 
 /** key_id and algorithm, when present, must name the key that verified and ed25519 (§6). */
-function checkKeyNaming(
+export function checkKeyNaming(
   state: VerifierState,
   at: number,
   keyId: string | undefined,

@@ -19,12 +19,26 @@ export function checkLineSchema(
     return { kind: undefined, valid: false };
   }
   const kind = type as LineKind;
-  const { valid, errors } = validateLineOfKind(kind, line.value);
+  return { kind, valid: checkSchemaOfKind(kind, line.value, sink, line.number) };
+}
+
+/**
+ * One object against the published schema for `kind`, findings named by their JSON pointer
+ * under `at` (a receipt's `/proof/entry`, say); `line` is where the sink files them.
+ */
+export function checkSchemaOfKind(
+  kind: LineKind,
+  value: unknown,
+  sink: FindingCollector,
+  line: number | null,
+  at = '',
+): boolean {
+  const { valid, errors } = validateLineOfKind(kind, value);
   for (const error of errors) {
-    const [code, message] = describe(error);
-    sink.add(code, line.number, message);
+    const [code, message] = describe({ ...error, path: at + error.path });
+    sink.add(code, line, message);
   }
-  return { kind, valid };
+  return valid;
 }
 
 function describe(error: SchemaError): [FindingCode, string] {

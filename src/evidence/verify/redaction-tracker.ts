@@ -1,4 +1,5 @@
 import { cjson } from '../cjson.js';
+import { REDACTION_CAPABILITY, redactionDeviations } from '../tombstone.js';
 import { asObject, asSafeInteger, type JsonObject } from './field-readers.js';
 import type { FindingSink } from './findings.js';
 
@@ -8,24 +9,6 @@ import type { FindingSink } from './findings.js';
  * record; memory is the open ranges plus the closed ones merged into disjoint intervals
  * (one interval for the usual oldest-first retention).
  */
-
-/** What a redacted entry holds in place of its content; the verifier's own copy of §7. */
-const REDACTED_CONTENT: ReadonlyArray<readonly [string, unknown]> = [
-  ['record_hash', '0'.repeat(64)],
-  ['intent_id', ''],
-  ['actor_id', ''],
-  ['capability', ''],
-  ['grant_id', ''],
-  ['tier', 0],
-  ['allowed', false],
-  ['amount_usd', 0],
-];
-/**
- * A redacted leaf is taken as written, so nothing hashes these: §7 fixes them to the
- * tombstone's `removed_at` instead, leaving no field of a redacted line free to edit.
- */
-const REDACTED_TIMES = ['occurred_at', 'linked_at'] as const;
-const REDACTION_CAPABILITY = 'svc.journal.redact';
 
 export type EntryRole = 'plain' | 'redacted' | 'record';
 
@@ -106,11 +89,7 @@ export class RedactionTracker {
     sequence: number,
     at: number,
   ): EntryRole {
-    const removedAt = tombstone.removed_at;
-    const leftIn = [
-      ...REDACTED_CONTENT.filter(([field, blank]) => entry[field] !== blank).map(([field]) => field),
-      ...REDACTED_TIMES.filter((field) => typeof removedAt !== 'string' || entry[field] !== removedAt),
-    ];
+    const leftIn = redactionDeviations(entry, tombstone);
     if (leftIn.length > 0) {
       this.sink.add(
         'redacted_content_present',
