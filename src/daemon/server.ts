@@ -17,7 +17,7 @@ import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } fr
 import { AnchorAttestor } from './attest/anchor-attestor.js';
 import { attestUrl } from './attest/attest-url.js';
 import { buildDaemon } from './app.js';
-import { parseListenAddress } from './listen-address.js';
+import { parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
 

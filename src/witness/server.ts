@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvcError } from '../core/errors.js';
 import { errorHandler } from '../http/error-mapping.js';
-import { parseListenAddress } from '../daemon/listen-address.js';
+import { parseListenAddress } from '../http/listen-address.js';
 import { encodeBase64 } from '../evidence/encoding.js';
 import type { LogWitness } from './witness.js';
 
