@@ -94,6 +94,7 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
         'serve',
         '--listen',
         '127.0.0.1:0',
+        '--allow-insecure-http',
         '--key-file',
         wkey,
         '--state',

@@ -51,7 +51,15 @@ describe('witnesses (built binary, loopback)', () => {
   let step = 0;
 
   const serve = (i: number) =>
-    startWitnessProcess(['--key-file', w[i]!.keyFile, '--state', w[i]!.state, '--log-key', `acme=${logKey}`]);
+    startWitnessProcess([
+      '--allow-insecure-http',
+      '--key-file',
+      w[i]!.keyFile,
+      '--state',
+      w[i]!.state,
+      '--log-key',
+      `acme=${logKey}`,
+    ]);
   const startDaemon = () =>
     startDaemonProcess(
       [
@@ -289,6 +297,7 @@ describe('witnesses (built binary, loopback)', () => {
       'serve',
       '--listen',
       '127.0.0.1:0',
+      '--allow-insecure-http',
       '--key-file',
       join(home, 'keys', 'acme', `${keyId}.pem`),
       '--state',
