@@ -68,7 +68,10 @@ describe('witnesses (built binary, loopback)', () => {
         '3',
         '--anchor-interval',
         '1h',
-        ...witnesses.flatMap((x) => ['--witness', x.url]),
+        ...witnesses.flatMap((x, i) => [
+          '--witness',
+          `${x.url}=${keys[i]!.witness_id}=${keys[i]!.public_key}`,
+        ]),
       ],
       env,
     );
@@ -136,7 +139,7 @@ describe('witnesses (built binary, loopback)', () => {
     expect(ready.body).toEqual({
       status: 'ready',
       details: {
-        witnesses: { configured: 2, failing: 0 },
+        witnesses: { configured: 2, failing: 0, refused: 0 },
         timestamps: { authority: 'noop', failing: false },
       },
     });
