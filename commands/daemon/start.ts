@@ -32,7 +32,8 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
     '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
     '<%= config.bin %> daemon start --request-timeout 60s --max-connections 4096',
-    '<%= config.bin %> daemon start --witness http://127.0.0.1:8095 --tsa-url https://tsa.example/tsr',
+    '<%= config.bin %> daemon start --witness http://127.0.0.1:8095=ed25519-4ca0a5c9850969e3=0y7X88EwmgvP1RMkF+Set8FXqPz8V7VxNvqfNgYW4eM= --tsa-url https://tsa.example/tsr',
+    '<%= config.bin %> daemon start --witness https://witness.example.org=audit-firm=audit-firm.pub.pem --witness-ca audit-firm=audit-firm-ca.pem',
   ];
   static override flags = {
     listen: Flags.string({
@@ -65,7 +66,12 @@ export default class DaemonStart extends DataDirCommand {
     ...serverLimitFlags,
     witness: Flags.string({
       summary:
-        'A witness (`svc witness serve`) asked to cosign each anchor. Repeatable. A witness that is down never blocks decisions.',
+        'URL=ID=KEY: a witness (`svc witness serve`) asked to cosign each anchor, pinned by its id and public key (as `svc witness key` prints them); only cosignatures under that id and key are stored. Repeatable. A witness that is down never blocks decisions.',
+      multiple: true,
+    }),
+    'witness-ca': Flags.string({
+      summary:
+        "ID=FILE: a PEM certificate or CA that is the only trust root for that witness's https URL. Repeatable.",
       multiple: true,
     }),
     'tsa-url': Flags.string({
@@ -108,6 +114,7 @@ export default class DaemonStart extends DataDirCommand {
       limits,
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
       ...(flags.witness !== undefined ? { witnesses: flags.witness } : {}),
+      ...(flags['witness-ca'] !== undefined ? { witnessCas: flags['witness-ca'] } : {}),
       ...(flags['tsa-url'] !== undefined ? { tsaUrl: flags['tsa-url'] } : {}),
       openApprovals: openApprovalLimits(
         flags['max-open-approvals-per-actor'],

@@ -28,6 +28,7 @@ export default class WitnessKey extends SvcCommand {
     if (created) this.note(`made a new witness key at ${flags['key-file']} (mode 0600)`);
     this.log(`${result.witness_id}=${result.public_key}`);
     this.note(`pin it with: svc verify FILE --witness-key ${result.witness_id}=${result.public_key}`);
+    this.note(`and with: svc daemon start --witness URL=${result.witness_id}=${result.public_key}`);
     this.note(publicKeyPem(raw).trimEnd());
     return result;
   }

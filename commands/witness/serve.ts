@@ -1,22 +1,31 @@
 import { Flags } from '@oclif/core';
 import { SvcCommand } from '../../src/cli/base-command.js';
+import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { serverLimits } from '../../src/http/limits.js';
 import { witnessKey } from '../../src/witness/key-file.js';
+import { witnessTls } from '../../src/witness/listener-tls.js';
 import { parseLogKeys } from '../../src/witness/log-keys.js';
 
 export default class WitnessServe extends SvcCommand {
   static override summary =
-    'Run an HTTP witness that cosigns the tree heads of the logs it pins, until SIGTERM or SIGINT.';
+    'Run a witness that cosigns the tree heads of the logs it pins (TLS, or plain HTTP when asked), until SIGTERM or SIGINT.';
   static override description =
-    "Per log it keeps the last head it cosigned in --state (written atomically and fsynced before a cosignature is returned) and cosigns a new head only when it verifies under that log's pinned key and an RFC 6962 consistency proof from the last head checks. Rollbacks, forks and bad proofs are refused and change nothing.";
+    "Per log it keeps the last head it cosigned in --state (written atomically and fsynced before a cosignature is returned) and cosigns a new head only when it verifies under that log's pinned key and an RFC 6962 consistency proof from the last head checks. Rollbacks, forks and bad proofs are refused and change nothing. Its listener takes the daemon's time-outs and connection cap.";
   static override enableJsonFlag = false;
   static override examples = [
-    '<%= config.bin %> witness serve --listen 127.0.0.1:8095 --key-file witness.pem --state witness-state.json --log-key acme=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+    '<%= config.bin %> witness serve --listen 0.0.0.0:8095 --tls-cert witness-cert.pem --tls-key witness-key.pem --key-file witness.pem --state witness-state.json --log-key acme=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+    '<%= config.bin %> witness serve --listen 127.0.0.1:8095 --allow-insecure-http --key-file witness.pem --state witness-state.json --log-key acme=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
   ];
   static override flags = {
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8095',
+    }),
+    'tls-cert': Flags.string({ summary: 'PEM certificate to serve TLS with.' }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'allow-insecure-http': Flags.boolean({
+      summary: 'Serve plain HTTP (cosignatures are signed, but a daemon cannot authenticate the channel).',
     }),
     'key-file': Flags.string({
       summary: 'The witness private key (`svc witness key` makes one).',
@@ -29,11 +38,18 @@ export default class WitnessServe extends SvcCommand {
       multiple: true,
     }),
     id: Flags.string({ summary: 'The witness id in its cosignatures (default: its key id).' }),
+    ...serverLimitFlags,
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(WitnessServe);
     const stopSignal = untilSignal();
+    const limits = serverLimits(flags);
+    const https = witnessTls({
+      tlsCert: flags['tls-cert'],
+      tlsKey: flags['tls-key'],
+      allowInsecureHttp: flags['allow-insecure-http'],
+    });
     const logKeys = parseLogKeys(flags['log-key'] ?? []);
     const { key } = witnessKey(flags['key-file'], { create: false });
     const { LogWitness } = await import('../../src/witness/witness.js');
@@ -44,8 +60,9 @@ export default class WitnessServe extends SvcCommand {
       logKeys,
       ...(flags.id !== undefined ? { witnessId: flags.id } : {}),
     });
-    const app = buildWitnessApp(witness, { logger: true });
-    const url = await listenWitness(app, flags.listen);
+    const app = buildWitnessApp(witness, { logger: true, limits, ...(https ? { https } : {}) });
+    const url = await listenWitness(app, flags.listen, https !== undefined);
+    if (https === undefined) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     if (logKeys.size === 0) this.logToStderr('warning: no --log-key given: every head will be refused');
     this.logToStderr(`svc witness ${witness.id} listening on ${url} (${logKeys.size} logs)`);
     const signal = await stopSignal;

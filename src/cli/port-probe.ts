@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { SvcError } from '../core/errors.js';
-import { parseListenAddress } from '../daemon/listen-address.js';
+import { parseListenAddress } from '../http/listen-address.js';
 
 /**
  * Check that an address can be listened on before anything is written, so a busy port

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
-import { parseListenAddress } from '../daemon/listen-address.js';
+import { parseListenAddress } from '../http/listen-address.js';
 import { tlsChoice } from '../daemon/server.js';
 import type { ServerLimits } from '../http/limits.js';
 import { tlsServerOptions } from '../http/tls.js';

@@ -6,7 +6,7 @@ import { registerResponseHeaders } from '../http/request-id.js';
 import { fastifyServerOptions } from '../http/server-options.js';
 import { authenticator } from './auth.js';
 import type { DaemonDeps } from './deps.js';
-import { useGuardedJson } from './json-body.js';
+import { useGuardedJson } from '../http/json-body.js';
 import { openApiDocument } from './openapi.js';
 import { mountRoutes, type AnyRoute } from './route.js';
 import { accessRoutes } from './routes/access.js';

@@ -16,8 +16,9 @@ import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { AnchorSchedule, DEFAULT_ANCHOR_ENTRIES, DEFAULT_ANCHOR_INTERVAL_MS } from './anchor-schedule.js';
 import { AnchorAttestor } from './attest/anchor-attestor.js';
 import { attestUrl } from './attest/attest-url.js';
+import { parseWitnessPins } from './attest/witness-pin.js';
 import { buildDaemon } from './app.js';
-import { parseListenAddress } from './listen-address.js';
+import { parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
@@ -40,8 +41,10 @@ export interface DaemonStartOptions {
   integrationOps?: string;
   /** timeouts and connection cap (see `serverLimits`); default `DEFAULT_SERVER_LIMITS` */
   limits?: ServerLimits;
-  /** Witness base URLs asked to cosign each anchor (`svc witness serve`). */
+  /** `URL=ID=KEY`: witnesses asked to cosign each anchor (`svc witness serve`), each pinned by id and key. */
   witnesses?: readonly string[];
+  /** `ID=FILE`: a PEM certificate or CA, the only trust root for that witness's https URL. */
+  witnessCas?: readonly string[];
   /** RFC 3161 timestamp authority for each anchor; without one anchors carry a noop timestamp. */
   tsaUrl?: string;
   /** The bound on open approvals per requester and per task (default 50 and 20). */
@@ -95,7 +98,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     o.integrationOps === undefined
       ? undefined
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
-  const witnesses = (o.witnesses ?? []).map((url) => attestUrl('witness', url));
+  const witnesses = parseWitnessPins(o.witnesses ?? [], o.witnessCas ?? []);
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const activity = new RequestActivity();
@@ -191,6 +194,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       (closing ??= (async () => {
         await app.close();
         await anchors.stop({ flush: true });
+        await attestor.close();
         await store.close();
       })()),
   };

@@ -10,6 +10,9 @@ import { verifyTreeHead, type TreeHead } from './tree-head.js';
  * from the last head it cosigned. Pure: the witness server keeps the state and the keys.
  */
 
+/** A witness id (`--id`): what a daemon pins and a verifier maps to a key; no `=`, so `URL=ID=KEY` splits. */
+export const WITNESS_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
 export type CosignRefusal = 'bad_signature' | 'wrong_log' | 'empty_tree' | 'rollback' | 'fork' | 'bad_proof';
 
 export type CosignVerdict =

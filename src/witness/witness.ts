@@ -7,7 +7,7 @@ import type { Witness as WitnessObject } from '../evidence/export-line.js';
 import { keyIdFor, rawPublicKey } from '../evidence/keys.js';
 import { ed25519Signer, nodeCrypto } from '../evidence/node-crypto.js';
 import type { TreeHead } from '../evidence/tree-head.js';
-import { judgeCosignRequest } from '../evidence/witness-rules.js';
+import { judgeCosignRequest, WITNESS_ID_PATTERN } from '../evidence/witness-rules.js';
 import { loadWitnessState, saveWitnessState, type WitnessState } from './state-file.js';
 
 /** A head that contradicts what was cosigned is a conflict; a head or proof that fails to check is bad input. */
@@ -50,7 +50,7 @@ export class LogWitness {
         );
       }
     }
-    if (o.witnessId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(o.witnessId)) {
+    if (o.witnessId !== undefined && !WITNESS_ID_PATTERN.test(o.witnessId)) {
       throw new SvcError('usage', '--id: expected 1 to 128 letters, digits, ".", "_", ":" or "-"', {
         field: 'id',
       });

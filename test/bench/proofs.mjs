@@ -85,7 +85,12 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
     // One witness (the built binary) on loopback, following this log from the first head.
     const key = (await store.keys.active('default')).publicKey;
     const wkey = join(home, 'witness.pem');
-    spawnSync(process.execPath, [bin, 'witness', 'key', '--key-file', wkey], { env });
+    const wpin = JSON.parse(
+      spawnSync(process.execPath, [bin, 'witness', 'key', '--key-file', wkey, '--json'], {
+        env,
+        encoding: 'utf8',
+      }).stdout,
+    );
     witness = spawn(
       process.execPath,
       [
@@ -94,6 +99,7 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
         'serve',
         '--listen',
         '127.0.0.1:0',
+        '--allow-insecure-http',
         '--key-file',
         wkey,
         '--state',
@@ -105,7 +111,12 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
     );
     const url = await waitFor(witness, /listening on (\S+)/);
     const quiet = { info: () => undefined, warn: (o, m) => console.error(m, o) };
-    await new AnchorAttestor(store, { witnesses: [url], log: quiet }).attest(first);
+    const { parseWitnessPins } = await import(dist('src/daemon/attest/witness-pin.js'));
+    const [pin] = parseWitnessPins([`${url}=${wpin.witness_id}=${wpin.public_key}`]);
+    const attestor = new AnchorAttestor(store, { witnesses: [pin], log: quiet });
+    await attestor.attest(first);
+    await attestor.close();
+    const client = new http.WitnessClient(pin);
 
     // Anchors: 100 new entries each, then the head, the proof, the cosignature, the records.
     const total = [];
@@ -117,11 +128,11 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
       const { anchor } = await store.anchors.signCurrent('default', signer, new Date().toISOString());
       let wait = 0;
       let t = process.hrtime.bigint();
-      const last = await http.witnessLastSize(url, anchor.head.log_id);
+      const last = await client.lastSize(anchor.head.log_id);
       wait += ms(t);
       const proof = await store.proofs.consistency('default', last, anchor.head.tree_size);
       t = process.hrtime.bigint();
-      const cosignature = await http.requestCosignature(url, anchor.head, proof);
+      const cosignature = await client.cosign(anchor.head, proof);
       wait += ms(t);
       await store.anchors.recordWitness('default', anchor.head.tree_size, cosignature);
       await store.anchors.recordTimestamp('default', anchor.head.tree_size, {
@@ -134,6 +145,7 @@ export async function proofsBench(entries = Number(process.env.BENCH_ENTRIES ?? 
       total.push(all);
       local.push(all - wait);
     }
+    await client.close();
     await store.close();
     return {
       entries,

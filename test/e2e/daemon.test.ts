@@ -42,7 +42,7 @@ describe('svc daemon start (built binary, real TLS)', () => {
     expect((await call(`${daemon.url}/readyz`, { ca })).body).toEqual({
       status: 'ready',
       details: {
-        witnesses: { configured: 0, failing: 0 },
+        witnesses: { configured: 0, failing: 0, refused: 0 },
         timestamps: { authority: 'noop', failing: false },
       },
     });

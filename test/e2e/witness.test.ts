@@ -51,7 +51,15 @@ describe('witnesses (built binary, loopback)', () => {
   let step = 0;
 
   const serve = (i: number) =>
-    startWitnessProcess(['--key-file', w[i]!.keyFile, '--state', w[i]!.state, '--log-key', `acme=${logKey}`]);
+    startWitnessProcess([
+      '--allow-insecure-http',
+      '--key-file',
+      w[i]!.keyFile,
+      '--state',
+      w[i]!.state,
+      '--log-key',
+      `acme=${logKey}`,
+    ]);
   const startDaemon = () =>
     startDaemonProcess(
       [
@@ -60,7 +68,10 @@ describe('witnesses (built binary, loopback)', () => {
         '3',
         '--anchor-interval',
         '1h',
-        ...witnesses.flatMap((x) => ['--witness', x.url]),
+        ...witnesses.flatMap((x, i) => [
+          '--witness',
+          `${x.url}=${keys[i]!.witness_id}=${keys[i]!.public_key}`,
+        ]),
       ],
       env,
     );
@@ -128,7 +139,7 @@ describe('witnesses (built binary, loopback)', () => {
     expect(ready.body).toEqual({
       status: 'ready',
       details: {
-        witnesses: { configured: 2, failing: 0 },
+        witnesses: { configured: 2, failing: 0, refused: 0 },
         timestamps: { authority: 'noop', failing: false },
       },
     });
@@ -289,6 +300,7 @@ describe('witnesses (built binary, loopback)', () => {
       'serve',
       '--listen',
       '127.0.0.1:0',
+      '--allow-insecure-http',
       '--key-file',
       join(home, 'keys', 'acme', `${keyId}.pem`),
       '--state',

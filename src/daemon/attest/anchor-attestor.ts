@@ -4,13 +4,14 @@ import { sha256 } from '../../evidence/node-crypto.js';
 import { headPayload } from '../../evidence/tree-head.js';
 import type { AnchorRepo, ProofRepo, StoredHead } from '../../store/evidence-ports.js';
 import { requestTimestamp } from './tsa-client.js';
-import { requestCosignature, witnessLastSize } from './witness-client.js';
+import { CosignatureRefused, WitnessClient } from './witness-client.js';
+import type { WitnessPin } from './witness-pin.js';
 
 export interface AttestorOptions {
   /** RFC 3161 authority; without one each anchor carries the noop placeholder. */
   tsaUrl?: string;
-  /** Witness base URLs (`svc witness serve`). */
-  witnesses: readonly string[];
+  /** The witnesses (`svc witness serve`), each pinned by id and key (witness-pin.ts). */
+  witnesses: readonly WitnessPin[];
   log: {
     info: (obj: object, msg: string) => void;
     warn: (obj: object, msg: string) => void;
@@ -19,7 +20,8 @@ export interface AttestorOptions {
 
 /** What /readyz may say: counts and states only, never a URL, a tenant or an error text. */
 export interface AttestationHealth {
-  witnesses: { configured: number; failing: number };
+  /** `refused`: answers not stored since start because the pinned witness did not give them */
+  witnesses: { configured: number; failing: number; refused: number };
   timestamps: { authority: 'rfc3161' | 'noop'; failing: boolean };
 }
 
@@ -32,6 +34,8 @@ export interface AttestationHealth {
  */
 export class AnchorAttestor {
   private readonly witnessFailing: boolean[];
+  private readonly clients: WitnessClient[];
+  private refused = 0;
   private tsaFailing = false;
 
   constructor(
@@ -39,11 +43,21 @@ export class AnchorAttestor {
     private readonly o: AttestorOptions,
   ) {
     this.witnessFailing = o.witnesses.map(() => false);
+    this.clients = o.witnesses.map((pin) => new WitnessClient(pin));
+  }
+
+  /** Close the witness connections; after the last `attest`. */
+  async close(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.close()));
   }
 
   health(): AttestationHealth {
     return {
-      witnesses: { configured: this.o.witnesses.length, failing: this.witnessFailing.filter(Boolean).length },
+      witnesses: {
+        configured: this.o.witnesses.length,
+        failing: this.witnessFailing.filter(Boolean).length,
+        refused: this.refused,
+      },
       timestamps: { authority: this.o.tsaUrl === undefined ? 'noop' : 'rfc3161', failing: this.tsaFailing },
     };
   }
@@ -51,7 +65,7 @@ export class AnchorAttestor {
   async attest(anchor: StoredHead): Promise<void> {
     await Promise.all([
       this.timestamp(anchor),
-      ...this.o.witnesses.map((url, i) => this.cosign(anchor, url, i)),
+      ...this.clients.map((client, i) => this.cosign(anchor, client, i)),
     ]);
   }
 
@@ -80,25 +94,36 @@ export class AnchorAttestor {
     );
   }
 
-  private async cosign(anchor: StoredHead, url: string, i: number): Promise<void> {
+  private async cosign(anchor: StoredHead, client: WitnessClient, i: number): Promise<void> {
     const { tenantId, head } = anchor;
     try {
-      const last = await witnessLastSize(url, head.log_id);
+      const last = await client.lastSize(head.log_id);
       if (last !== undefined && last > head.tree_size) {
         throw new Error(`the witness has cosigned size ${last}, beyond this head's ${head.tree_size}`);
       }
       const proof =
         last === undefined ? [] : await this.store.proofs.consistency(tenantId, last, head.tree_size);
-      const witness = await requestCosignature(url, head, proof);
+      const witness = await client.cosign(head, proof);
       this.witnessFailing[i] = false;
       await this.record(anchor, `witness ${witness.witness_id}`, () =>
         this.store.anchors.recordWitness(tenantId, head.tree_size, witness),
       );
     } catch (err) {
       this.witnessFailing[i] = true;
+      const refused = err instanceof CosignatureRefused;
+      if (refused) this.refused++;
       this.o.log.warn(
-        { tenant_id: tenantId, tree_size: head.tree_size, witness: i + 1, err: (err as Error).message },
-        'anchor witness: no cosignature; the anchor is recorded without it',
+        {
+          tenant_id: tenantId,
+          tree_size: head.tree_size,
+          witness: i + 1,
+          witness_id: client.pin.id,
+          witness_url: client.pin.url,
+          err: (err as Error).message,
+        },
+        refused
+          ? 'anchor witness: cosignature refused, not from the pinned witness; nothing stored'
+          : 'anchor witness: no cosignature; the anchor is recorded without it',
       );
     }
   }

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 /** Witnesses and timestamp authorities answer in well under this; a hung one never stalls anchoring long. */
 export const ATTEST_TIMEOUT_MS = 5_000;
@@ -11,10 +11,20 @@ export interface CallResult {
   body: Buffer;
 }
 
-/** One HTTP call with a deadline and a bounded body. Throws an Error whose message names the URL. */
+/**
+ * One HTTP call with a deadline and a bounded body. Throws an Error whose message names the URL.
+ * Redirects are never followed (undici's `request` returns a 3xx as it is, and the callers
+ * take only a 200): a witness or authority is the address configured, not one it points to.
+ * `dispatcher` carries a pinned trust root (witness-pin.ts); without one, the global agent.
+ */
 export async function call(
   url: string,
-  init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: Uint8Array | string },
+  init: {
+    method: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: Uint8Array | string;
+    dispatcher?: Dispatcher;
+  },
   timeoutMs = ATTEST_TIMEOUT_MS,
 ): Promise<CallResult> {
   let res;
@@ -23,6 +33,7 @@ export async function call(
       method: init.method,
       ...(init.headers ? { headers: init.headers } : {}),
       ...(init.body !== undefined ? { body: init.body } : {}),
+      ...(init.dispatcher ? { dispatcher: init.dispatcher } : {}),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),

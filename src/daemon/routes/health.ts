@@ -7,7 +7,14 @@ const Status = z.object({ status: z.string() });
 const Ready = Status.extend({
   details: z
     .object({
-      witnesses: z.object({ configured: z.number().int(), failing: z.number().int() }),
+      witnesses: z.object({
+        configured: z.number().int(),
+        failing: z.number().int(),
+        refused: z
+          .number()
+          .int()
+          .describe('answers refused since start: not from the pinned witness (wrong id, key or signature)'),
+      }),
       timestamps: z.object({ authority: z.enum(['rfc3161', 'noop']), failing: z.boolean() }),
     })
     .optional()

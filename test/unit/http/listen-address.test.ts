@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListenAddress } from '../../../src/daemon/listen-address.js';
+import { parseListenAddress } from '../../../src/http/listen-address.js';
 
 describe('listen address', () => {
   it('parses host:port forms', () => {
