@@ -20,8 +20,23 @@ const unauthenticated = (reason: string) => new SvcError('unauthenticated', reas
 // and compares exactly as a wrong secret does (the store's lookup costs the same too).
 const DECOY_HASH = hashTokenSecret('0000000000000000', 'decoy');
 
+/**
+ * How many times the request carries the named header. Node keeps only the first of two
+ * `Authorization` headers and joins repeated unknown ones (`X-SVC-Token`) with ", ", so
+ * the parsed headers cannot tell an ambiguous credential apart: the raw list can.
+ */
+function headerCount(request: FastifyRequest, name: string): number {
+  const raw = request.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
+  return n;
+}
+
 /** The bearer credential from `Authorization: Bearer` or `X-SVC-Token`. */
 function presentedToken(request: FastifyRequest): string | undefined {
+  // An ambiguous credential is refused, never resolved by which header came first.
+  if (headerCount(request, 'authorization') > 1) throw unauthenticated('Authorization: expected one header');
+  if (headerCount(request, 'x-svc-token') > 1) throw unauthenticated('X-SVC-Token: expected one header');
   const auth = request.headers.authorization;
   const header = request.headers['x-svc-token'];
   let bearer: string | undefined;
