@@ -50,8 +50,9 @@ function commonResponses(r: AnyRoute): Record<string, unknown> {
   if (r.auth === 'token') {
     out[401] = { description: 'missing, unknown, expired or revoked credential', ...errorRef(401) };
   }
-  // Any POST body is read up to the limit, whether or not the route uses one.
-  if (r.method === 'POST') {
+  // Any POST body is read up to the limit, whether or not the route uses one, unless the
+  // route answers before the body is read.
+  if (r.method === 'POST' && !r.beforeBody) {
     out[413] = { description: 'the body is larger than the daemon accepts', ...errorRef(413) };
   }
   if (r.url !== '/healthz') {

@@ -32,6 +32,11 @@ export interface RouteSpec<
    * cover them), whatever the media type. The map documents each media type accepted.
    */
   rawBody?: Record<string, z.ZodType>;
+  /**
+   * Runs once the caller is authenticated and before the body is read or parsed: a route
+   * whose answer cannot depend on its body (federate) refuses here, whatever was sent.
+   */
+  beforeBody?: (caller: Caller) => void;
   query?: Q;
   params?: P;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
@@ -131,6 +136,13 @@ function toFastify(
       ? {
           onRequest: async (request: FastifyRequest) => {
             request.caller = await authenticate(request);
+          },
+        }
+      : {}),
+    ...(spec.beforeBody
+      ? {
+          preParsing: async (request: FastifyRequest) => {
+            spec.beforeBody?.(request.caller as Caller);
           },
         }
       : {}),

@@ -200,7 +200,8 @@ describe('hostile input over every daemon route (app.inject)', () => {
 
   it('answers an oversized body with 413 on every route that takes one, writing nothing', async () => {
     const big = `{"params":"${'x'.repeat(DEFAULT_SERVER_LIMITS.bodyLimitBytes + 10)}"}`;
-    for (const route of d.routes.filter((r) => r.method === 'POST')) {
+    // A route that answers before its body is read (federate) never gets that far.
+    for (const route of d.routes.filter((r) => r.method === 'POST' && !r.beforeBody)) {
       const before = d.digest();
       const r = await d.app.inject({
         method: 'POST',
