@@ -61,7 +61,7 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
       handler: async ({ caller, params, body }) => {
         if (!(await deps.store.approvals.get(caller.actor, params.id, deps.clock()))) {
-          throw new SvcError('not_found', `no approval ${params.id}`);
+          throw new SvcError('not_found', 'no such approval');
         }
         const decided = await deps.store.approvals.decide({
           tenantId: caller.tenantId,

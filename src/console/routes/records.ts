@@ -97,7 +97,7 @@ export function recordRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
       handler: async ({ caller, params }) => {
         const r = await deps.store.receipts.get(caller.actor, params.id);
-        if (!r) throw new SvcError('not_found', `no receipt ${params.id}`);
+        if (!r) throw new SvcError('not_found', 'no such receipt');
         return r;
       },
     }),
