@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { codesOfKind, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { statusOfKind } from '../http/error-mapping.js';
+import { answersAtKindStatus, statusOfKind } from '../http/error-mapping.js';
 import type { AnyRoute } from './route.js';
 
 export const ErrorBodySchema = z
@@ -15,7 +15,9 @@ export const ErrorBodySchema = z
 
 /** The codes an error body can carry at one HTTP status (all statuses without one). */
 export function errorCodesAt(status?: number): ErrorCode[] {
-  return ERROR_CODES.filter((k) => status === undefined || statusOfKind(k) === status).flatMap(codesOfKind);
+  return ERROR_CODES.filter((k) => status === undefined || statusOfKind(k) === status)
+    .flatMap(codesOfKind)
+    .filter((c) => status === undefined || answersAtKindStatus(c));
 }
 
 /** What `{code, reason, ...}` looks like at one status: its code is one of that status's codes. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DEFAULT_SERVER_LIMITS } from '../../src/http/limits.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
+import { consoleOf } from '../helpers/console.js';
 import { concreteUrl, fullDaemon, type FullDaemon } from '../helpers/full-daemon.js';
 import { leakScan } from '../helpers/leak-scan.js';
 
@@ -333,6 +334,61 @@ describe('hostile input over real sockets', () => {
     }
     expect(await health()).toBe(200);
     expect(d.digest()).toBe(before);
+  });
+
+  it('a request the HTTP parser refuses gets the coded body and a request id, on the daemon and the console', async () => {
+    const c = await consoleOf(d.f);
+    await c.app.listen({ port: 0, host: '127.0.0.1' });
+    const consolePort = (c.app.server.address() as AddressInfo).port;
+    const get = (extra: string) => `GET /v1/capabilities HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+    const cases: [string, string, number, string][] = [
+      ['headers over 16 KiB', get(`X-Big: ${'a'.repeat(20 * 1024)}\r\n`), 431, 'headers'],
+      ['NUL in a header', get('X-Note: a\u0000b\r\n'), 400, 'headers'],
+      ['a space in a header name', get('X Note: a\r\n'), 400, 'headers'],
+      [
+        'a Content-Length that is not a number',
+        head('/v1/action', 'Content-Length: 1e3\r\n'),
+        400,
+        'content-length',
+      ],
+      [
+        'two Content-Lengths',
+        head('/v1/action', 'Content-Length: 2\r\nContent-Length: 3\r\n'),
+        400,
+        'content-length',
+      ],
+      ['a method HTTP does not know', 'G@T / HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request'],
+      ['NUL in the request line', 'GET /v1/task/a\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request'],
+    ];
+    try {
+      for (const [listener, p] of [
+        ['daemon', port],
+        ['console', consolePort],
+      ] as const) {
+        for (const [name, text, status, field] of cases) {
+          const r = await rawExchange(p, async (s) => void s.write(text), 5_000);
+          const what = `${listener}: ${name}`;
+          expect(statusOf(r.text), what).toBe(status);
+          expect(r.closed, what).toBe(true);
+          const [headText, body] = r.text.split('\r\n\r\n') as [string, string];
+          expect(headText, what).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+          expect(headText, what).toMatch(/\r\ncontent-type: application\/json/i);
+          const parsed = JSON.parse(body) as Record<string, unknown>;
+          expect(
+            Object.keys(parsed)
+              .filter((k) => k !== 'remedy')
+              .sort(),
+            what,
+          ).toEqual(['code', 'field', 'reason']);
+          expect(parsed.field, what).toBe(field);
+          expect(parsed.reason as string, what).toContain(field);
+          expect(parsed.code, what).toBe(status === 431 ? 'headers_too_large' : 'bad_request');
+        }
+      }
+      expect(await health()).toBe(200);
+    } finally {
+      await c.app.close();
+    }
   });
 
   it('every answer that reached the app conforms to the OpenAPI document', () => {
