@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { SvcError } from '../core/errors.js';
+import { firstRefusedText, refusedTextError } from '../core/request-text.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -85,35 +86,13 @@ export function zodFailure(where: string, error: z.ZodError): SvcError {
   });
 }
 
-/** evidence-format.md §1: lone surrogates are refused at the API edge. */
-export function firstMalformedString(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = firstMalformedString(value[i], `${path}.${i}`);
-      if (bad) return bad;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (!k.isWellFormed()) return `${path}.${k}`;
-      const bad = firstMalformedString(v, path === '' ? k : `${path}.${k}`);
-      if (bad) return bad;
-    }
-  }
-  return undefined;
-}
-
 function parsePart(where: string, schema: z.ZodType | undefined, value: unknown): unknown {
-  if (!schema) return value;
-  const bad = firstMalformedString(value, '');
+  // Checked whether or not the route reads this part: no refused text passes any edge.
+  const bad = firstRefusedText(value, '');
   if (bad !== undefined) {
-    const field = bad === '' ? where : bad.replace(/^\./, '');
-    throw new SvcError(
-      'invalid_request',
-      `${field}: expected well-formed Unicode text (a lone surrogate was sent)`,
-      { field },
-    );
+    throw refusedTextError(bad.path === '' ? where : bad.path.replace(/^\./, ''), bad.nul);
   }
+  if (!schema) return value;
   const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
   if (!r.success) throw zodFailure(where, r.error);
   return r.data;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
+import { firstMalformedString } from '../../core/request-text.js';
 
 const LIMIT_DIGITS = /^[1-9][0-9]{0,2}$/;
 const LIMIT_EXPECTED = 'expected an integer from 1 to 200 in plain decimal digits';
@@ -56,6 +57,8 @@ export function decodeCursor<T>(text: string, key: z.ZodType<T>, scope = ''): T 
   } catch {
     throw bad;
   }
+  // A key holding NUL or a lone surrogate would reach the store's query: refused like any text.
+  if (firstMalformedString(payload, '') !== undefined) throw bad;
   const parsed = z.strictObject({ s: z.literal(scope), k: key }).safeParse(payload);
   if (!parsed.success) throw bad;
   return parsed.data.k as T;
