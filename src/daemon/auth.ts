@@ -1,9 +1,10 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import { hasRole, normalizeSubject, type Role } from '../core/actor.js';
+import { hasRole, type Role } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
 import { hashTokenSecret, parseToken, tokenSecretMatches, tokenState } from '../core/token.js';
 import type { Store } from '../store/ports.js';
+import { clientCertificateSubject } from '../tls/client-subject.js';
 import { AuthCache, DEFAULT_AUTH_CACHE_SIZE } from './auth-cache.js';
 import type { Caller } from './caller.js';
 import { ChangeMarkReader } from './change-mark.js';
@@ -101,17 +102,15 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
   }
   const cert = socket.getPeerX509Certificate();
   if (!cert) throw unauthenticated('a client certificate issued by the configured client CA is required');
-  let subject: string;
-  try {
-    subject = normalizeSubject(cert.subject);
-  } catch {
-    throw unauthenticated('the client certificate subject cannot be read');
+  // Compared exactly as the certificate holds it: only the operator's registered text was normalised.
+  const subject = clientCertificateSubject(cert.raw);
+  if (subject === undefined) {
+    throw unauthenticated(
+      'the client certificate subject names no actor: expected single-valued attributes of plain text',
+    );
   }
   const actor = await store.actors.findByCertSubject(subject);
-  if (!actor)
-    throw unauthenticated(
-      `no registered actor has the certificate subject ${subject.replaceAll('\n', ', ')}`,
-    );
+  if (!actor) throw unauthenticated('no registered actor has this client certificate subject');
   return { tenantId: actor.tenantId, actorId: actor.id, actor, via: 'mtls' };
 }
 
