@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { SvcError, type ExtensionCode } from '../core/errors.js';
 import { parseJsonText } from '../core/json-text.js';
+import { firstRefusedText, refusedTextError } from '../core/request-text.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 
 /**
@@ -101,7 +102,10 @@ export function parseChatPayload(raw: Buffer): ChatAction {
       field: 'payload',
     });
   }
-  const r = ChatPayload.safeParse(parseJsonText(Buffer.from(payload, 'utf8'), 'payload'));
+  const parsed = parseJsonText(Buffer.from(payload, 'utf8'), 'payload');
+  const bad = firstRefusedText(parsed, 'payload');
+  if (bad) throw refusedTextError(bad.path, bad.nul);
+  const r = ChatPayload.safeParse(parsed);
   if (!r.success) throw payloadFailure('payload', r.error);
   const action = r.data.actions[0]!;
   return { userId: r.data.user.id, approvalId: action.value, decision: action.action_id };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CollabChannel } from '../core/channel.js';
 import { SvcError, type ExtensionCode } from '../core/errors.js';
 import { parseJsonText } from '../core/json-text.js';
+import { firstRefusedText, refusedTextError } from '../core/request-text.js';
 import type { DecidedApproval } from '../store/query-ports.js';
 import { decidedText, payloadFailure } from './chat.js';
 import type { OpenIdKeys } from './openid-keys.js';
@@ -113,7 +114,10 @@ export interface CollabAction {
 
 /** The activity, read only after its token held; a token bound to another service URL is refused. */
 export function parseActivity(raw: Buffer, claims: JWTPayload): CollabAction {
-  const r = Activity.safeParse(parseJsonText(raw));
+  const parsed = parseJsonText(raw);
+  const bad = firstRefusedText(parsed, 'activity');
+  if (bad) throw refusedTextError(bad.path, bad.nul);
+  const r = Activity.safeParse(parsed);
   if (!r.success) throw payloadFailure('activity', r.error);
   const bound = claims.serviceurl;
   if (typeof bound === 'string' && r.data.serviceUrl !== undefined && bound !== r.data.serviceUrl) {

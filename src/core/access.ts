@@ -135,7 +135,7 @@ export function cardDecisionRefusal(
       remedy: DECIDER_REMEDY,
     });
   }
-  if (card.recipientId !== decider.id) return new SvcError('not_found', `no manager card ${card.id}`);
+  if (card.recipientId !== decider.id) return new SvcError('not_found', 'no such manager card');
   if (decider.id === a.requesterId) {
     return new SvcError('forbidden', 'the requesting actor never decides its own access request', {
       code: 'self_approval',
@@ -173,7 +173,7 @@ export function accessRevokeRefusal(
   deciders: readonly string[],
   now: Date,
 ): SvcError | undefined {
-  if (!readsAccessRequest(viewer, a, deciders)) return new SvcError('not_found', `no access request ${a.id}`);
+  if (!readsAccessRequest(viewer, a, deciders)) return new SvcError('not_found', 'no such access request');
   if (viewer.id !== a.requesterId && !deciders.includes(viewer.id) && !revokesAll(viewer)) {
     return new SvcError(
       'forbidden',
@@ -220,7 +220,7 @@ export function entitlementRevokeRefusal(
   overseers: readonly string[],
   now: Date,
 ): SvcError | undefined {
-  if (!readsEntitlement(viewer, e, overseers)) return new SvcError('not_found', `no entitlement ${e.id}`);
+  if (!readsEntitlement(viewer, e, overseers)) return new SvcError('not_found', 'no such entitlement');
   if (viewer.id !== e.holderId && !overseers.includes(viewer.id) && !revokesAll(viewer)) {
     return new SvcError(
       'forbidden',

@@ -1,4 +1,5 @@
 import { invalidField, SvcError } from './errors.js';
+import { normalizeSubject } from './cert-subject.js';
 import { checkSlug } from './ids.js';
 
 export const ACTOR_KINDS = ['agent', 'human', 'service'] as const;
@@ -116,37 +117,4 @@ export function checkActorInput(input: ActorInput, createdAt: string): Actor {
 
 export function hasRole(actor: Actor, role: Role): boolean {
   return actor.kind === 'human' && actor.roles.includes(role);
-}
-
-/**
- * Certificate subjects are compared as an ordered list of `TYPE=value` attributes.
- * Operators write them comma-separated (`CN=agent-1, O=Acme`, a literal comma escaped as
- * `\,`); certificates are read through node's X509Certificate, one attribute per line.
- * Both normalise to the same newline-joined form, so the comparison is exact.
- */
-export function normalizeSubject(text: string): string {
-  const parts: string[] = [];
-  let cur = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\\' && i + 1 < text.length) {
-      cur += text[++i];
-    } else if (c === ',' || c === '\n') {
-      parts.push(cur);
-      cur = '';
-    } else {
-      cur += c;
-    }
-  }
-  parts.push(cur);
-  const attrs = parts.map((p) => p.trim()).filter((p) => p.length > 0);
-  if (attrs.length === 0 || attrs.some((a) => !/^[A-Za-z][A-Za-z0-9.]*=.+$/.test(a)) || text.length > 1024) {
-    throw invalidField('cert-subject', 'a distinguished name such as "CN=agent-1, O=Acme"');
-  }
-  return attrs
-    .map((a) => {
-      const eq = a.indexOf('=');
-      return `${a.slice(0, eq).toUpperCase()}=${a.slice(eq + 1).trim()}`;
-    })
-    .join('\n');
 }

@@ -48,7 +48,7 @@ export function decisionRefusal(
   now: Date,
 ): SvcError | undefined {
   if (!readsApproval(decider, a, namedApprovers)) {
-    return new SvcError('not_found', `no approval ${a.id}`);
+    return new SvcError('not_found', 'no such approval');
   }
   if (decider.id === a.requesterId) {
     return new SvcError('forbidden', 'the requesting actor never decides its own approval', {

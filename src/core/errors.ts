@@ -32,6 +32,8 @@ export type ErrorKind = (typeof ERROR_CODES)[number];
 export const EXTENSION_CODES = {
   asset_url_refused: 'invalid_request',
   bad_request: 'invalid_request',
+  headers_too_large: 'invalid_request',
+  request_timeout: 'invalid_request',
   unsupported_media_type: 'invalid_request',
   credential_ref_not_allowed: 'invalid_request',
   credential_unavailable: 'invalid_request',

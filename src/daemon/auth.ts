@@ -1,9 +1,10 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import { hasRole, normalizeSubject, type Role } from '../core/actor.js';
+import { hasRole, type Role } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
 import { hashTokenSecret, parseToken, tokenSecretMatches, tokenState } from '../core/token.js';
 import type { Store } from '../store/ports.js';
+import { clientCertificateSubject } from '../tls/client-subject.js';
 import { AuthCache, DEFAULT_AUTH_CACHE_SIZE } from './auth-cache.js';
 import type { Caller } from './caller.js';
 import { ChangeMarkReader } from './change-mark.js';
@@ -20,8 +21,23 @@ const unauthenticated = (reason: string) => new SvcError('unauthenticated', reas
 // and compares exactly as a wrong secret does (the store's lookup costs the same too).
 const DECOY_HASH = hashTokenSecret('0000000000000000', 'decoy');
 
+/**
+ * How many times the request carries the named header. Node keeps only the first of two
+ * `Authorization` headers and joins repeated unknown ones (`X-SVC-Token`) with ", ", so
+ * the parsed headers cannot tell an ambiguous credential apart: the raw list can.
+ */
+function headerCount(request: FastifyRequest, name: string): number {
+  const raw = request.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) n++;
+  return n;
+}
+
 /** The bearer credential from `Authorization: Bearer` or `X-SVC-Token`. */
 function presentedToken(request: FastifyRequest): string | undefined {
+  // An ambiguous credential is refused, never resolved by which header came first.
+  if (headerCount(request, 'authorization') > 1) throw unauthenticated('Authorization: expected one header');
+  if (headerCount(request, 'x-svc-token') > 1) throw unauthenticated('X-SVC-Token: expected one header');
   const auth = request.headers.authorization;
   const header = request.headers['x-svc-token'];
   let bearer: string | undefined;
@@ -86,17 +102,15 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
   }
   const cert = socket.getPeerX509Certificate();
   if (!cert) throw unauthenticated('a client certificate issued by the configured client CA is required');
-  let subject: string;
-  try {
-    subject = normalizeSubject(cert.subject);
-  } catch {
-    throw unauthenticated('the client certificate subject cannot be read');
+  // Compared exactly as the certificate holds it: only the operator's registered text was normalised.
+  const subject = clientCertificateSubject(cert.raw);
+  if (subject === undefined) {
+    throw unauthenticated(
+      'the client certificate subject names no actor: expected single-valued attributes of plain text',
+    );
   }
   const actor = await store.actors.findByCertSubject(subject);
-  if (!actor)
-    throw unauthenticated(
-      `no registered actor has the certificate subject ${subject.replaceAll('\n', ', ')}`,
-    );
+  if (!actor) throw unauthenticated('no registered actor has this client certificate subject');
   return { tenantId: actor.tenantId, actorId: actor.id, actor, via: 'mtls' };
 }
 

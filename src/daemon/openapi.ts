@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { codesOfKind, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { statusOfKind } from '../http/error-mapping.js';
+import { answersAtKindStatus, statusOfKind } from '../http/error-mapping.js';
 import type { AnyRoute } from './route.js';
 
 export const ErrorBodySchema = z
@@ -15,7 +15,9 @@ export const ErrorBodySchema = z
 
 /** The codes an error body can carry at one HTTP status (all statuses without one). */
 export function errorCodesAt(status?: number): ErrorCode[] {
-  return ERROR_CODES.filter((k) => status === undefined || statusOfKind(k) === status).flatMap(codesOfKind);
+  return ERROR_CODES.filter((k) => status === undefined || statusOfKind(k) === status)
+    .flatMap(codesOfKind)
+    .filter((c) => status === undefined || answersAtKindStatus(c));
 }
 
 /** What `{code, reason, ...}` looks like at one status: its code is one of that status's codes. */
@@ -50,8 +52,9 @@ function commonResponses(r: AnyRoute): Record<string, unknown> {
   if (r.auth === 'token') {
     out[401] = { description: 'missing, unknown, expired or revoked credential', ...errorRef(401) };
   }
-  // Any POST body is read up to the limit, whether or not the route uses one.
-  if (r.method === 'POST') {
+  // Any POST body is read up to the limit, whether or not the route uses one, unless the
+  // route answers before the body is read.
+  if (r.method === 'POST' && !r.beforeBody) {
     out[413] = { description: 'the body is larger than the daemon accepts', ...errorRef(413) };
   }
   if (r.url !== '/healthz') {

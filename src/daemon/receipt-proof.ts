@@ -24,7 +24,7 @@ export async function receiptProof(
   receiptId: string,
 ): Promise<ReceiptProofBody | null> {
   const entry = await store.receipts.entryOf(viewer, receiptId);
-  if (entry === undefined) throw new SvcError('not_found', `no receipt ${receiptId}`);
+  if (entry === undefined) throw new SvcError('not_found', 'no such receipt');
   const latest = await store.anchors.latest(viewer.tenantId);
   if (latest === undefined || latest.head.tree_size < entry.sequence) return null;
   const size = latest.head.tree_size;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { SvcError } from '../core/errors.js';
+import { firstRefusedText, refusedTextError } from '../core/request-text.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -32,6 +33,11 @@ export interface RouteSpec<
    * cover them), whatever the media type. The map documents each media type accepted.
    */
   rawBody?: Record<string, z.ZodType>;
+  /**
+   * Runs once the caller is authenticated and before the body is read or parsed: a route
+   * whose answer cannot depend on its body (federate) refuses here, whatever was sent.
+   */
+  beforeBody?: (caller: Caller) => void;
   query?: Q;
   params?: P;
   responses: Record<number, { description: string; schema?: z.ZodType }>;
@@ -80,35 +86,13 @@ export function zodFailure(where: string, error: z.ZodError): SvcError {
   });
 }
 
-/** evidence-format.md §1: lone surrogates are refused at the API edge. */
-export function firstMalformedString(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.isWellFormed() ? undefined : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = firstMalformedString(value[i], `${path}.${i}`);
-      if (bad) return bad;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (!k.isWellFormed()) return `${path}.${k}`;
-      const bad = firstMalformedString(v, path === '' ? k : `${path}.${k}`);
-      if (bad) return bad;
-    }
-  }
-  return undefined;
-}
-
 function parsePart(where: string, schema: z.ZodType | undefined, value: unknown): unknown {
-  if (!schema) return value;
-  const bad = firstMalformedString(value, '');
+  // Checked whether or not the route reads this part: no refused text passes any edge.
+  const bad = firstRefusedText(value, '');
   if (bad !== undefined) {
-    const field = bad === '' ? where : bad.replace(/^\./, '');
-    throw new SvcError(
-      'invalid_request',
-      `${field}: expected well-formed Unicode text (a lone surrogate was sent)`,
-      { field },
-    );
+    throw refusedTextError(bad.path === '' ? where : bad.path.replace(/^\./, ''), bad.nul);
   }
+  if (!schema) return value;
   const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
   if (!r.success) throw zodFailure(where, r.error);
   return r.data;
@@ -131,6 +115,13 @@ function toFastify(
       ? {
           onRequest: async (request: FastifyRequest) => {
             request.caller = await authenticate(request);
+          },
+        }
+      : {}),
+    ...(spec.beforeBody
+      ? {
+          preParsing: async (request: FastifyRequest) => {
+            spec.beforeBody?.(request.caller as Caller);
           },
         }
       : {}),

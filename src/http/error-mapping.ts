@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isSvcError, SvcError, type ErrorBody } from '../core/errors.js';
+import { isSvcError, SvcError, type ErrorBody, type ErrorCode } from '../core/errors.js';
 import { OutageLog } from './outage-log.js';
 
 /** The one place a coded error becomes an HTTP status. */
@@ -17,8 +17,19 @@ const STATUS: Record<SvcError['kind'], number> = {
   internal: 500,
 };
 
+/**
+ * Codes HTTP names more exactly than their kind: refusals of node's HTTP parser, answered
+ * before any route runs (see client-error.ts), so no route documents them.
+ */
+const CODE_STATUS: Partial<Record<ErrorCode, number>> = { headers_too_large: 431, request_timeout: 408 };
+
 export function httpStatus(err: SvcError): number {
-  return STATUS[err.kind];
+  return CODE_STATUS[err.code] ?? STATUS[err.kind];
+}
+
+/** False for the codes answered at a status of their own rather than their kind's. */
+export function answersAtKindStatus(code: ErrorCode): boolean {
+  return CODE_STATUS[code] === undefined;
 }
 
 export function statusOfKind(kind: SvcError['kind']): number {

@@ -1,12 +1,34 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { parseToken } from '../core/token.js';
+
+/** A path segment that carries a token's mark, however percent-encoded (case-insensitive). */
+const TOKEN_MARK = /svct_/i;
+
+/** Percent-decoding, sequence by sequence and repeated, so no encoding hides the mark. */
+function decodedForLog(segment: string): string {
+  let text = segment;
+  for (let i = 0; i < 3 && text.includes('%'); i++) {
+    text = text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return text;
+}
+
+function loggedSegment(segment: string): string {
+  const text = decodedForLog(segment);
+  return TOKEN_MARK.test(text) || parseToken(text) !== undefined ? '[redacted]' : segment;
+}
 
 /**
- * The request target a log line may hold: the path only. A query string can carry a
- * credential (`?access_token=`), and no one reads the log to learn it.
+ * The request target a log line may hold: the path only, and no path segment shaped like
+ * a token. A query string can carry a credential (`?access_token=`), a token pasted into a
+ * path (`GET /v1/task/svct_...`) is one, and no one reads the log to learn it.
  */
 export function loggedUrl(url: string): string {
   const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?[redacted]`;
+  let path = q === -1 ? url : url.slice(0, q);
+  // Most paths carry neither a mark nor an escape: they are logged without being split.
+  if (/svct|%/i.test(path)) path = path.split('/').map(loggedSegment).join('/');
+  return q === -1 ? path : `${path}?[redacted]`;
 }
 
 /**

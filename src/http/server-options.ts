@@ -1,5 +1,6 @@
 import type { ServerOptions as HttpsOptions } from 'node:https';
 import type { FastifyServerOptions } from 'fastify';
+import { clientErrorHandler } from './client-error.js';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './error-mapping.js';
 import { serverTimeoutOptions, type ServerLimits } from './limits.js';
 import { loggerOptions, RequestLog } from './logger.js';
@@ -30,6 +31,7 @@ export function fastifyServerOptions(o: ListenerOptions): FastifyServerOptions &
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     keepAliveTimeout: timeouts.keepAliveTimeout,
     requestTimeout: timeouts.requestTimeout,
     // Node reads these only when the server is created, so they travel with its options.

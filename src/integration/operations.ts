@@ -157,7 +157,7 @@ export class IntegrationOps {
   private surface(tenantId: string, surfaceId: string): SurfaceSpec {
     const s = this.surfaces.find(tenantId, surfaceId);
     if (!s) {
-      throw new SvcError('not_found', `no surface ${surfaceId} is configured for this tenant`, {
+      throw new SvcError('not_found', 'no such surface is configured for this tenant', {
         code: 'unknown_surface',
         remedy: 'see `svc integration-ops surfaces`',
       });

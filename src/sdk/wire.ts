@@ -263,6 +263,8 @@ export type ErrorBody = {
     | 'invalid_request'
     | 'asset_url_refused'
     | 'bad_request'
+    | 'headers_too_large'
+    | 'request_timeout'
     | 'unsupported_media_type'
     | 'credential_ref_not_allowed'
     | 'credential_unavailable'

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildConsole } from '../../src/console/app.js';
 import { consoleDeps } from '../../src/console/server.js';
 import type { UiBundle } from '../../src/console/ui-files.js';
+import type { Store } from '../../src/store/ports.js';
 import type { Fixture } from './fixture.js';
 
 export interface ConsoleClient {
@@ -18,7 +19,7 @@ export interface Session {
 
 /** The console app over the fixture's data dir and store (the daemon's `f.app` shares it). */
 export async function consoleOf(
-  f: Fixture,
+  f: Fixture<Store>,
   o: { secure?: boolean; ui?: UiBundle } = {},
 ): Promise<ConsoleClient> {
   const deps = consoleDeps(f.dir, f.store, {

@@ -7,14 +7,16 @@ import { initDataDir } from '../../src/provisioning/init.js';
 import { createTenant } from '../../src/provisioning/tenant.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/ports.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { DAEMON_WAIT, type LockWait } from '../../src/store/sqlite/write-lock.js';
 import { watchConformance } from './openapi-conformance.js';
 import { tmpDir } from './tmp.js';
 
-export interface Fixture {
+export interface Fixture<S extends Store = SqliteStore> {
   dir: DataDir;
-  store: SqliteStore;
+  store: S;
   app: FastifyInstance;
   /** admin token of tenant `acme` (human alice, administrator + operator + approver) */
   adminToken: string;
@@ -23,17 +25,32 @@ export interface Fixture {
   close: () => Promise<void>;
 }
 
-/** A real data dir on disk with tenant `acme` (admin alice) and tenant `other` (admin olga). */
-/** The store waits for SQLite's write lock as the daemon's does (`lockWait` overrides it). */
-export async function fixture(opts: { authMode?: AuthMode; lockWait?: LockWait } = {}): Promise<Fixture> {
+/**
+ * A real data dir on disk with tenant `acme` (admin alice) and tenant `other` (admin olga).
+ * The store waits for SQLite's write lock as the daemon's does (`lockWait` overrides it);
+ * with `postgres` (an empty database's URL) the store is that database instead.
+ */
+export async function fixture(opts?: { authMode?: AuthMode; lockWait?: LockWait }): Promise<Fixture>;
+export async function fixture(opts: { authMode?: AuthMode; postgres: string }): Promise<Fixture<Store>>;
+export async function fixture(
+  opts: { authMode?: AuthMode; lockWait?: LockWait; postgres?: string } = {},
+): Promise<Fixture<Store>> {
   const tmp = tmpDir();
   const now = { value: new Date('2026-06-01T12:00:00.000Z') };
-  const init = await initDataDir(tmp.path, { tenantId: 'acme', adminId: 'alice', now: now.value });
-  const dir = new DataDir(tmp.path);
-  const store = SqliteStore.open(dir.database, {
-    clock: () => now.value,
-    lockWait: opts.lockWait ?? DAEMON_WAIT,
+  const init = await initDataDir(tmp.path, {
+    tenantId: 'acme',
+    adminId: 'alice',
+    now: now.value,
+    ...(opts.postgres !== undefined ? { store: opts.postgres } : {}),
   });
+  const dir = new DataDir(tmp.path, opts.postgres);
+  const store: Store =
+    opts.postgres !== undefined
+      ? await openStore(opts.postgres, { clock: () => now.value, applicationName: 'svc test fixture' })
+      : SqliteStore.open(dir.database, {
+          clock: () => now.value,
+          lockWait: opts.lockWait ?? DAEMON_WAIT,
+        });
   await createTenant(dir, store, { tenantId: 'other', adminId: 'olga', now: now.value });
   await addActor(store, { tenantId: 'acme', id: 'bot', kind: 'agent', managerId: 'alice' }, now.value);
   const deps = daemonDeps(dir, store, { authMode: opts.authMode ?? 'token', clock: () => now.value });

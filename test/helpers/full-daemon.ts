@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import type { Store } from '../../src/store/ports.js';
 import type { Db } from '../../src/store/sqlite/database.js';
+import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import { buildDaemon, daemonOpenApi, daemonRoutes } from '../../src/daemon/app.js';
 import type { AuthMode } from '../../src/daemon/auth.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
@@ -46,8 +49,8 @@ export const HUMANS: Record<string, Role[]> = {
   audi: ['auditor'],
 };
 
-export interface FullDaemon {
-  f: Fixture;
+export interface FullDaemon<S extends Store = SqliteStore> {
+  f: Fixture<S>;
   app: FastifyInstance;
   /** the app's own route table: what is mounted is what the suites iterate */
   routes: AnyRoute[];
@@ -59,7 +62,7 @@ export interface FullDaemon {
   /** every response so far that its route's OpenAPI description does not allow */
   violations: () => string[];
   /** a hash of every row of every table: equal before and after means nothing was written */
-  digest: () => string;
+  digest: () => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -68,10 +71,16 @@ export interface FullDaemon {
  * registered capability, permission, task and permissive policy in tenant acme, and a
  * token for an actor of every kind and role.
  */
-export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<FullDaemon> {
+export async function fullDaemon(opts?: { authMode?: AuthMode }): Promise<FullDaemon>;
+/** The same over a PostgreSQL store: `postgres` is an empty database's URL (`freshDatabase`). */
+export async function fullDaemon(opts: { authMode?: AuthMode; postgres: string }): Promise<FullDaemon<Store>>;
+export async function fullDaemon(
+  opts: { authMode?: AuthMode; postgres?: string } = {},
+): Promise<FullDaemon<Store>> {
   process.env.SVC_FULL_OPS_TOKEN = OPS_SECRET;
   leakScan.remember(OPS_SECRET, 'the integration credential (env:SVC_FULL_OPS_TOKEN)');
-  const f = await fixture();
+  const f: Fixture<Store> =
+    opts.postgres !== undefined ? await fixture({ postgres: opts.postgres }) : await fixture();
   const ds = await downstream();
   const integration = parseIntegrationDocument(doc(ds.url), 'ops.yaml');
   const deps = daemonDeps(f.dir, f.store, {
@@ -113,6 +122,9 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     ozzy: await f.token('other', 'ozzy'),
   };
   for (const id of [...Object.keys(HUMANS), 'bot', 'svc1']) tokens[id] = await f.token('acme', id);
+  // The digest reads PostgreSQL over its own connection, outside the store's pool.
+  const reader = opts.postgres !== undefined ? new pg.Client({ connectionString: opts.postgres }) : undefined;
+  await reader?.connect();
   return {
     f,
     app,
@@ -121,10 +133,11 @@ export async function fullDaemon(opts: { authMode?: AuthMode } = {}): Promise<Fu
     tokens,
     logLines,
     violations: conformance.violations,
-    digest: () => tableDigest(f.store.db),
+    digest: async () => (reader ? pgTableDigest(reader) : tableDigest((f.store as SqliteStore).db)),
     close: async () => {
       await app.close();
       await ds.close();
+      await reader?.end();
       await f.close();
     },
   };
@@ -150,12 +163,31 @@ export function tableDigest(db: Db): string {
   return h.digest('hex');
 }
 
+/** The same digest over every table of a PostgreSQL database's current schema. */
+export async function pgTableDigest(client: pg.Client): Promise<string> {
+  const h = createHash('sha256');
+  const tables = await client.query<{ name: string }>(
+    'SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename',
+  );
+  for (const { name } of tables.rows) {
+    h.update(`\u0000${name}\u0000`);
+    const rows = await client.query({ text: `SELECT * FROM "${name}"`, rowMode: 'array' });
+    const text = (rows.rows as unknown[][]).map((row) =>
+      JSON.stringify(row, (_k, v: unknown) =>
+        typeof v === 'bigint' ? v.toString() : Buffer.isBuffer(v) ? v.toString('hex') : v,
+      ),
+    );
+    for (const row of text.sort()) h.update(row);
+  }
+  return h.digest('hex');
+}
+
 /** A route's URL with every path parameter filled. */
 export function concreteUrl(route: AnyRoute, value = 'zzz_00000000000000000000000000000000'): string {
   return route.url.replace(/:[a-z_]+/g, (name) => (name === ':channel' ? 'no-such-channel' : value));
 }
 
-/** The routes that parse a JSON body. */
+/** The routes that parse a JSON body (not federate, which answers before reading one). */
 export function jsonBodyRoutes(routes: readonly AnyRoute[]): AnyRoute[] {
-  return routes.filter((r) => r.method === 'POST' && !r.rawBody);
+  return routes.filter((r) => r.method === 'POST' && !r.rawBody && !r.beforeBody);
 }

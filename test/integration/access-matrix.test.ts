@@ -2,8 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeSubject } from '../../src/core/actor.js';
+import { normalizeSubject } from '../../src/core/cert-subject.js';
 import { tlsServerOptions } from '../../src/http/tls.js';
+import { addActor } from '../../src/provisioning/actor.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
@@ -174,6 +175,21 @@ describe('the access matrix in token mode', () => {
   });
 });
 
+/** Certificates whose subject looks like bot's `CN=bot, O=acme` and is not it (RFC 4514 text). */
+const LOOKALIKES: [string, string][] = [
+  ['trailing space', 'CN=bot\\ , O=acme'],
+  ['leading space', 'CN=\\ bot, O=acme'],
+  ['other case', 'CN=BOT, O=acme'],
+  ['other case in O', 'CN=bot, O=Acme'],
+  ['extra attribute', 'CN=bot, O=acme, OU=ops'],
+  ['fewer attributes', 'CN=bot'],
+  ['other order', 'O=acme, CN=bot'],
+  ['multi-valued RDN', 'CN=bot+OU=ops, O=acme'],
+  ['multi-valued RDN of the same parts', 'CN=bot+O=acme'],
+  ['an escaped comma', 'CN=bot\\, O=acme'],
+  ['a value with a newline', 'CN=bot\\0AO=acme'],
+];
+
 describe('the access matrix in mutual-TLS mode (real TLS listener, client certificates)', () => {
   let d: FullDaemon;
   let ids: Record<string, Ids>;
@@ -202,6 +218,16 @@ describe('the access matrix in mutual-TLS mode (real TLS listener, client certif
     certs.expired = await pki.issue('CN=bot, O=acme', { expired: true });
     certs.rogue = await rogue.issue('CN=alice, O=acme');
     certs.unmapped = await pki.issue('CN=stranger, O=acme');
+    // Look-alikes of bot's registered `CN=bot, O=acme`: each is another subject.
+    for (const [name, subject] of LOOKALIKES) certs[name] = await pki.issue(subject);
+    // Registered the way an operator does (the text normalised once): a kept trailing space.
+    await addActor(
+      d.f.store,
+      { tenantId: 'acme', id: 'spacey', kind: 'service', certSubject: 'CN=spacey\\ , O=acme' },
+      d.f.now.value,
+    );
+    certs.spacey = await pki.issue('CN=spacey\\ , O=acme');
+    certs.unspaced = await pki.issue('CN=spacey, O=acme');
     const caFile = `${tmp.path}/client-ca.pem`;
     (await import('node:fs')).writeFileSync(caFile, caPem);
     const https = tlsServerOptions({ cert: d.f.dir.tlsCert, key: d.f.dir.tlsKey, clientCa: caFile });
@@ -255,6 +281,24 @@ describe('the access matrix in mutual-TLS mode (real TLS listener, client certif
     leakScan.check(body, `${route} over mTLS as ${caller}`);
     return { status: r.statusCode, body };
   };
+
+  it('maps only an identical subject: look-alike subjects (spaces, case, order, extra or joined attributes) are 401', async () => {
+    const whoami = async (cert: string) => {
+      const r = await request(`${base}/v1/capabilities`, { dispatcher: agentFor(cert) });
+      const body = (await r.body.json()) as { actor_id?: string; reason?: string };
+      return { status: r.statusCode, body };
+    };
+    expect(await whoami('bot')).toMatchObject({ status: 200, body: { actor_id: 'bot' } });
+    const mapped: string[] = [];
+    for (const [name] of LOOKALIKES) {
+      const r = await whoami(name);
+      if (r.status !== 401) mapped.push(`${name}: ${r.status} as ${r.body.actor_id}`);
+    }
+    expect(mapped).toEqual([]);
+    // The operator's text keeps an escaped space; the certificate must carry it, exactly.
+    expect(await whoami('spacey')).toMatchObject({ status: 200, body: { actor_id: 'spacey' } });
+    expect((await whoami('unspaced')).status).toBe(401);
+  });
 
   it('a mapped certificate is the caller; bearer tokens, missing, foreign, expired and unmapped certificates are 401', async () => {
     let n = 0;

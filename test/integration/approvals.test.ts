@@ -86,7 +86,7 @@ describe('approvals (app.inject, real SQLite)', () => {
     ] as const) {
       const miss = await as(f, token, `/v1/approvals/${id}`);
       expect(miss.status).toBe(404);
-      expect(miss.body).toEqual({ code: 'not_found', reason: `no approval ${id}` });
+      expect(miss.body).toEqual({ code: 'not_found', reason: 'no such approval' });
     }
   });
 

@@ -1,4 +1,6 @@
 import { chmodSync, renameSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { revokeToken } from '../../src/provisioning/token.js';
 import { buildDaemon } from '../../src/daemon/app.js';
@@ -189,5 +191,45 @@ describe('daemon authentication (app.inject, real SQLite)', () => {
       payload: '[',
     });
     expect(unsigned.statusCode).toBe(401);
+  });
+
+  it('refuses an ambiguous credential sent over a real socket, never resolving it by header order', async () => {
+    await f.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(f.app.server.address() as AddressInfo).port}/v1/capabilities`;
+    const bot = await f.token('acme', 'bot');
+    // undici sends a flat list exactly as given: repeated names stay repeated on the wire.
+    const send = async (headers: string[]) => {
+      const r = await request(url, { headers });
+      return { status: r.statusCode, body: (await r.body.json()) as { code: string; reason: string } };
+    };
+    const cases: [string[], RegExp][] = [
+      [
+        ['authorization', `Bearer ${bot}`, 'authorization', `Bearer ${f.adminToken}`],
+        /Authorization: expected one header/,
+      ],
+      [
+        ['authorization', `Bearer ${bot}`, 'authorization', 'Bearer garbage'],
+        /Authorization: expected one header/,
+      ],
+      [
+        ['authorization', `Bearer ${bot}`, 'authorization', `Bearer ${bot}`],
+        /Authorization: expected one header/,
+      ],
+      [['x-svc-token', bot, 'x-svc-token', f.adminToken], /X-SVC-Token: expected one header/],
+      [
+        ['authorization', `Bearer ${bot}`, 'x-svc-token', bot, 'x-svc-token', f.adminToken],
+        /X-SVC-Token: expected one header/,
+      ],
+      [['authorization', `Bearer ${bot}`, 'x-svc-token', f.adminToken], /different credentials/],
+    ];
+    for (const [headers, reason] of cases) {
+      const r = await send(headers);
+      expect(r.status, headers.join(' ')).toBe(401);
+      expect(r.body.code).toBe('unauthenticated');
+      expect(r.body.reason).toMatch(reason);
+    }
+    // One credential, or the same one in both headers, still authenticates.
+    expect((await send(['authorization', `Bearer ${bot}`])).status).toBe(200);
+    expect((await send(['authorization', `Bearer ${bot}`, 'x-svc-token', bot])).status).toBe(200);
   });
 });

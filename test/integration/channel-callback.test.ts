@@ -268,6 +268,14 @@ describe('POST /approvals/{channel}/callback', () => {
       const shape = await post('ops-chat', chatHeaders(SECRET, nowSec(), wrongShape), wrongShape);
       expect(shape.statusCode).toBe(400);
       expect(shape.json().field).toBe('payload.type');
+      // U+0000 anywhere in the payload is refused at the edge, naming where, on either store.
+      const nul = chatForm('U-bob\u0000', 'apr_x', 'approve');
+      const withNul = await post('ops-chat', chatHeaders(SECRET, nowSec(), nul), nul);
+      expect(withNul.statusCode).toBe(400);
+      expect(withNul.json()).toMatchObject({
+        field: 'payload.user.id',
+        reason: 'payload.user.id: expected text without NUL (U+0000)',
+      });
     });
 
     it('a user that maps to no approver is 403; a mapped human who may not decide is 403', async () => {
@@ -467,6 +475,12 @@ describe('POST /approvals/{channel}/callback', () => {
         from: { id: '29:1' },
       });
       expect(anonymous.json().field).toBe('activity.from.aadObjectId');
+      const nul = await collab(token, collabActivity('aad-bob\u0000', id, 'approve'));
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json()).toMatchObject({
+        field: 'activity.from.aadObjectId',
+        reason: 'activity.from.aadObjectId: expected text without NUL (U+0000)',
+      });
       expect((await collab(undefined, { nonsense: true })).statusCode).toBe(401);
     });
 

@@ -260,6 +260,35 @@ forbid (principal, action == Action::"read", resource) when { context.amount_mic
     expect(r.statusCode).toBe(403);
     expect(r.json()).toEqual({ code: 'no_federated_backend', reason: 'no federated backend' });
     expect((await act({ anything: true }, '/v1/federate')).statusCode).toBe(403);
+    // The body is never read, so no body turns the answer into a 400, 413 or 415.
+    const bodies: [string | undefined, string | undefined][] = [
+      [undefined, undefined],
+      ['application/json', ''],
+      ['application/json', '{"a":'],
+      ['application/x-www-form-urlencoded', ''],
+      ['application/x-www-form-urlencoded', 'a=1&b'],
+      ['text/plain', 'hello'],
+      ['application/octet-stream', '\u0000\u00ff'],
+      ['application/json', `{"intent":"${'x'.repeat(2 * 1024 * 1024)}"}`],
+    ];
+    for (const [type, payload] of bodies) {
+      const r2 = await f.app.inject({
+        method: 'POST',
+        url: '/v1/federate',
+        headers: { authorization: `Bearer ${bot}`, ...(type ? { 'content-type': type } : {}) },
+        ...(payload !== undefined ? { payload } : {}),
+      });
+      expect(r2.statusCode, `${type} ${payload?.slice(0, 20)}`).toBe(403);
+      expect(r2.json().code).toBe('no_federated_backend');
+    }
+    // Still after authentication: without a credential the answer is 401.
+    const anonymous = await f.app.inject({
+      method: 'POST',
+      url: '/v1/federate',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    expect(anonymous.statusCode).toBe(401);
     expect(journalSize()).toBe(0);
   });
 

@@ -6,8 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DEFAULT_SERVER_LIMITS } from '../../src/http/limits.js';
 import type { AnyRoute } from '../../src/daemon/route.js';
+import { consoleOf } from '../helpers/console.js';
+import type { Store } from '../../src/store/ports.js';
 import { concreteUrl, fullDaemon, type FullDaemon } from '../helpers/full-daemon.js';
 import { leakScan } from '../helpers/leak-scan.js';
+import { freshDatabase } from '../helpers/postgres.js';
 
 /**
  * Hostile input over every route of the daemon's own route table (a new route is covered
@@ -69,6 +72,14 @@ function hostileText(fields: string[]): fc.Arbitrary<string | Buffer> {
   );
 }
 
+/** Cursors that decode (base64url, JSON, the right list) to a key holding U+0000. */
+const NUL_CURSORS = [
+  { s: 'tasks', k: 't\u0000' },
+  { s: 'approvals', k: ['2026-01-01T00:00:00.000Z', 'a\u0000'] },
+  { s: 'entitlements', k: ['2026-01-01T00:00:00.000Z', 'e\u0000'] },
+  { s: 'receipts', k: '\u0000' },
+].map((c) => Buffer.from(JSON.stringify(c), 'utf8').toString('base64url'));
+
 interface Hostile {
   url: string;
   token: 'alice' | 'bot' | 'svc1';
@@ -79,7 +90,17 @@ interface Hostile {
 function hostileRequest(route: AnyRoute): fc.Arbitrary<Hostile> {
   const pathValue = fc.oneof(
     fc.constant('zzz_00000000000000000000000000000000'),
-    fc.constantFrom('%ED%A0%80', '%00', '..%2F..%2Fetc', '%FF', 'a'.repeat(3000), '%25', 'UPPER', '-'),
+    fc.constantFrom(
+      '%ED%A0%80',
+      '%00',
+      't1%00',
+      '..%2F..%2Fetc',
+      '%FF',
+      'a'.repeat(3000),
+      '%25',
+      'UPPER',
+      '-',
+    ),
     fc.string({ maxLength: 30 }).map(encodeURIComponent),
   );
   const queryKeys = ['limit', 'cursor', 'status', 'task_id', 'work_id', 'actor_id', 'x'];
@@ -89,6 +110,7 @@ function hostileRequest(route: AnyRoute): fc.Arbitrary<Hostile> {
       fc.oneof(
         hostileString.map((s) => encodeURIComponent(s.isWellFormed() ? s : 'x')),
         fc.constantFrom('-1', '0', '201', '1e309', '1.5', 'NaN', '%ED%A0%80', '%FF', 'pending', '[]'),
+        fc.constantFrom('%00', 't%00', '1e1', '0x10', '%205', '2.0', ...NUL_CURSORS),
       ),
     ),
     { maxLength: 4 },
@@ -134,89 +156,100 @@ function shortReport<T>(out: fc.RunDetails<T>): void {
   throw new Error(`seed ${out.seed}, path ${out.counterexamplePath ?? ''}: ${error.slice(0, 3000)}`);
 }
 
-describe('hostile input over every daemon route (app.inject)', () => {
-  let d: FullDaemon;
-  const seen = { requests: 0, byStatus: new Map<number, number>() };
+/**
+ * The suite, once per store: PostgreSQL refuses what SQLite stores (U+0000 in text), so a
+ * refusal at the edge is proved on both, with the same judge.
+ */
+for (const store of ['SQLite', 'PostgreSQL'] as const) {
+  describe(`hostile input over every daemon route (app.inject, ${store})`, () => {
+    let d: FullDaemon<Store>;
+    let db: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+    const seen = { requests: 0, byStatus: new Map<number, number>() };
 
-  beforeAll(async () => {
-    d = await fullDaemon();
-  });
-  afterAll(async () => {
-    leakScan.check(d.logLines.join(''), 'daemon log of the hostile suite');
-    await d.close();
-  });
+    beforeAll(async () => {
+      // No server is no skip: freshDatabase fails the suite, saying why.
+      db = store === 'PostgreSQL' ? await freshDatabase() : undefined;
+      d = db ? await fullDaemon({ postgres: db.url }) : await fullDaemon();
+    }, 60_000);
+    afterAll(async () => {
+      leakScan.check(d.logLines.join(''), `daemon log of the hostile suite (${store})`);
+      await d.close();
+      await db?.drop();
+    });
 
-  /** What every answer must satisfy, whatever was sent. */
-  const judge = (r: LightMyRequestResponse, before: string, what: string) => {
-    seen.requests++;
-    seen.byStatus.set(r.statusCode, (seen.byStatus.get(r.statusCode) ?? 0) + 1);
-    leakScan.check(r.body, `response to ${what}`);
-    expect(r.statusCode, what).toBeLessThan(500);
-    if (r.statusCode < 400) return;
-    expect(d.digest(), `${what}: a refused request wrote nothing`).toBe(before);
-    const body = r.json() as { code?: unknown; reason?: unknown; field?: unknown };
-    expect(typeof body.code, `${what}: ${r.body.slice(0, 300)}`).toBe('string');
-    expect(typeof body.reason, what).toBe('string');
-    // A reason names what was wrong; it does not echo what was sent.
-    expect((body.reason as string).length, what).toBeLessThan(600);
-    if (r.statusCode === 400) {
-      expect(typeof body.field, `${what}: ${r.body.slice(0, 300)}`).toBe('string');
-      expect(body.reason as string, what).toContain(body.field as string);
-    }
-  };
-
-  it('mounts exactly the route table', () => {
-    expect(d.routes.length).toBeGreaterThanOrEqual(30);
-    for (const r of d.routes) expect(d.app.hasRoute({ method: r.method, url: r.url }), r.url).toBe(true);
-  });
-
-  it(
-    'never answers 5xx, always names the field, never writes on a refusal',
-    { timeout: 120_000 },
-    async () => {
-      for (const route of d.routes) {
-        await fc.assert(
-          fc.asyncProperty(hostileRequest(route), async (h) => {
-            const before = d.digest();
-            const r = await d.app.inject({
-              method: route.method,
-              url: h.url,
-              headers: {
-                authorization: `Bearer ${d.tokens[h.token]}`,
-                ...(h.payload === undefined ? {} : { 'content-type': h.contentType }),
-              },
-              ...(h.payload === undefined ? {} : { payload: h.payload }),
-            });
-            judge(r, before, `${route.method} ${h.url.slice(0, 120)} (${h.contentType})`);
-          }),
-          { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true, reporter: shortReport },
-        );
+    /** What every answer must satisfy, whatever was sent. */
+    const judge = async (r: LightMyRequestResponse, before: string, what: string) => {
+      seen.requests++;
+      seen.byStatus.set(r.statusCode, (seen.byStatus.get(r.statusCode) ?? 0) + 1);
+      leakScan.check(r.body, `response to ${what}`);
+      expect(r.statusCode, what).toBeLessThan(500);
+      if (r.statusCode < 400) return;
+      expect(await d.digest(), `${what}: a refused request wrote nothing`).toBe(before);
+      const body = r.json() as { code?: unknown; reason?: unknown; field?: unknown };
+      expect(typeof body.code, `${what}: ${r.body.slice(0, 300)}`).toBe('string');
+      expect(typeof body.reason, what).toBe('string');
+      // A reason names what was wrong; it does not echo what was sent.
+      expect((body.reason as string).length, what).toBeLessThan(600);
+      if (r.statusCode === 400) {
+        expect(typeof body.field, `${what}: ${r.body.slice(0, 300)}`).toBe('string');
+        expect(body.reason as string, what).toContain(body.field as string);
       }
-      // The suite exercised refusals, not just one answer.
-      expect(seen.requests).toBeGreaterThanOrEqual(d.routes.length * RUNS_PER_ROUTE);
-      expect(seen.byStatus.get(400) ?? 0).toBeGreaterThan(100);
-    },
-  );
+    };
 
-  it('answers an oversized body with 413 on every route that takes one, writing nothing', async () => {
-    const big = `{"params":"${'x'.repeat(DEFAULT_SERVER_LIMITS.bodyLimitBytes + 10)}"}`;
-    for (const route of d.routes.filter((r) => r.method === 'POST')) {
-      const before = d.digest();
-      const r = await d.app.inject({
-        method: 'POST',
-        url: concreteUrl(route),
-        headers: { authorization: `Bearer ${d.tokens.alice}`, 'content-type': 'application/json' },
-        payload: big,
-      });
-      expect(r.statusCode, route.url).toBe(413);
-      judge(r, before, `oversized ${route.url}`);
-    }
-  });
+    it('mounts exactly the route table', () => {
+      expect(d.routes.length).toBeGreaterThanOrEqual(30);
+      for (const r of d.routes) expect(d.app.hasRoute({ method: r.method, url: r.url }), r.url).toBe(true);
+    });
 
-  it('every answer above conforms to the OpenAPI document', () => {
-    expect(d.violations()).toEqual([]);
+    it(
+      'never answers 5xx, always names the field, never writes on a refusal',
+      { timeout: 300_000 },
+      async () => {
+        for (const route of d.routes) {
+          await fc.assert(
+            fc.asyncProperty(hostileRequest(route), async (h) => {
+              const before = await d.digest();
+              const r = await d.app.inject({
+                method: route.method,
+                url: h.url,
+                headers: {
+                  authorization: `Bearer ${d.tokens[h.token]}`,
+                  ...(h.payload === undefined ? {} : { 'content-type': h.contentType }),
+                },
+                ...(h.payload === undefined ? {} : { payload: h.payload }),
+              });
+              await judge(r, before, `${route.method} ${h.url.slice(0, 120)} (${h.contentType})`);
+            }),
+            { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true, reporter: shortReport },
+          );
+        }
+        // The suite exercised refusals, not just one answer.
+        expect(seen.requests).toBeGreaterThanOrEqual(d.routes.length * RUNS_PER_ROUTE);
+        expect(seen.byStatus.get(400) ?? 0).toBeGreaterThan(100);
+      },
+    );
+
+    it('answers an oversized body with 413 on every route that takes one, writing nothing', async () => {
+      const big = `{"params":"${'x'.repeat(DEFAULT_SERVER_LIMITS.bodyLimitBytes + 10)}"}`;
+      // A route that answers before its body is read (federate) never gets that far.
+      for (const route of d.routes.filter((r) => r.method === 'POST' && !r.beforeBody)) {
+        const before = await d.digest();
+        const r = await d.app.inject({
+          method: 'POST',
+          url: concreteUrl(route),
+          headers: { authorization: `Bearer ${d.tokens.alice}`, 'content-type': 'application/json' },
+          payload: big,
+        });
+        expect(r.statusCode, route.url).toBe(413);
+        await judge(r, before, `oversized ${route.url}`);
+      }
+    });
+
+    it('every answer above conforms to the OpenAPI document', () => {
+      expect(d.violations()).toEqual([]);
+    });
   });
-});
+}
 
 /** One raw HTTP/1.1 exchange; resolves with what came back (maybe nothing) when the socket closes or `waitMs` passes. */
 function rawExchange(
@@ -264,7 +297,7 @@ describe('hostile input over real sockets', () => {
     `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${d.tokens.bot}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
   it('an oversized body is 413 before it is all read, and nothing is written', async () => {
-    const before = d.digest();
+    const before = await d.digest();
     const r = await rawExchange(
       port,
       async (s) => {
@@ -274,11 +307,11 @@ describe('hostile input over real sockets', () => {
       5_000,
     );
     expect(statusOf(r.text)).toBe(413);
-    expect(d.digest()).toBe(before);
+    expect(await d.digest()).toBe(before);
   });
 
   it('a slow body does not stall the daemon, and never gets a 5xx', async () => {
-    const before = d.digest();
+    const before = await d.digest();
     const slow = rawExchange(
       port,
       async (s) => {
@@ -296,11 +329,11 @@ describe('hostile input over real sockets', () => {
     const r = await slow;
     if (r.text !== '') expect(statusOf(r.text)).toBeLessThan(500);
     expect(await health()).toBe(200);
-    expect(d.digest()).toBe(before);
+    expect(await d.digest()).toBe(before);
   });
 
   it('a lying Content-Length, broken chunking and invalid UTF-8 are refused without a 5xx', async () => {
-    const before = d.digest();
+    const before = await d.digest();
     const cases: [string, (s: Socket) => Promise<void>][] = [
       ['short body', async (s) => void s.end(`${head('/v1/action', 'Content-Length: 50\r\n')}{"a":1}`)],
       [
@@ -331,7 +364,62 @@ describe('hostile input over real sockets', () => {
       if (status !== 0) expect(status, name).toBeGreaterThanOrEqual(400);
     }
     expect(await health()).toBe(200);
-    expect(d.digest()).toBe(before);
+    expect(await d.digest()).toBe(before);
+  });
+
+  it('a request the HTTP parser refuses gets the coded body and a request id, on the daemon and the console', async () => {
+    const c = await consoleOf(d.f);
+    await c.app.listen({ port: 0, host: '127.0.0.1' });
+    const consolePort = (c.app.server.address() as AddressInfo).port;
+    const get = (extra: string) => `GET /v1/capabilities HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+    const cases: [string, string, number, string][] = [
+      ['headers over 16 KiB', get(`X-Big: ${'a'.repeat(20 * 1024)}\r\n`), 431, 'headers'],
+      ['NUL in a header', get('X-Note: a\u0000b\r\n'), 400, 'headers'],
+      ['a space in a header name', get('X Note: a\r\n'), 400, 'headers'],
+      [
+        'a Content-Length that is not a number',
+        head('/v1/action', 'Content-Length: 1e3\r\n'),
+        400,
+        'content-length',
+      ],
+      [
+        'two Content-Lengths',
+        head('/v1/action', 'Content-Length: 2\r\nContent-Length: 3\r\n'),
+        400,
+        'content-length',
+      ],
+      ['a method HTTP does not know', 'G@T / HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request'],
+      ['NUL in the request line', 'GET /v1/task/a\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'request'],
+    ];
+    try {
+      for (const [listener, p] of [
+        ['daemon', port],
+        ['console', consolePort],
+      ] as const) {
+        for (const [name, text, status, field] of cases) {
+          const r = await rawExchange(p, async (s) => void s.write(text), 5_000);
+          const what = `${listener}: ${name}`;
+          expect(statusOf(r.text), what).toBe(status);
+          expect(r.closed, what).toBe(true);
+          const [headText, body] = r.text.split('\r\n\r\n') as [string, string];
+          expect(headText, what).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+          expect(headText, what).toMatch(/\r\ncontent-type: application\/json/i);
+          const parsed = JSON.parse(body) as Record<string, unknown>;
+          expect(
+            Object.keys(parsed)
+              .filter((k) => k !== 'remedy')
+              .sort(),
+            what,
+          ).toEqual(['code', 'field', 'reason']);
+          expect(parsed.field, what).toBe(field);
+          expect(parsed.reason as string, what).toContain(field);
+          expect(parsed.code, what).toBe(status === 431 ? 'headers_too_large' : 'bad_request');
+        }
+      }
+      expect(await health()).toBe(200);
+    } finally {
+      await c.app.close();
+    }
   });
 
   it('every answer that reached the app conforms to the OpenAPI document', () => {

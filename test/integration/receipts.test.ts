@@ -122,7 +122,7 @@ describe('receipts (app.inject, real SQLite)', () => {
     ] as const) {
       const miss = await as(f, token, `/v1/receipts/${id}`);
       expect(miss.status).toBe(404);
-      expect(miss.body).toEqual({ code: 'not_found', reason: `no receipt ${id}` });
+      expect(miss.body).toEqual({ code: 'not_found', reason: 'no such receipt' });
     }
   });
 

@@ -62,7 +62,7 @@ describe('task read routes (app.inject, real SQLite)', () => {
     ] as const) {
       const miss = await as(f, token, `/v1/task/${id}`);
       expect(miss.status).toBe(404);
-      expect(miss.body).toEqual({ code: 'not_found', reason: `no task ${id}` });
+      expect(miss.body).toEqual({ code: 'not_found', reason: 'no such task' });
     }
     // Same id in two tenants: each sees its own.
     expect((await as(f, t.olga, '/v1/task/launch')).body.sponsor_id).toBe('olga');

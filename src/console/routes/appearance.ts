@@ -173,7 +173,7 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
       handler: async ({ caller, params, reply }) => {
         const file = deps.assets.read(caller.tenantId, params.name);
-        if (!file) throw new SvcError('not_found', `no managed asset ${params.name}`);
+        if (!file) throw new SvcError('not_found', 'no such managed asset');
         const kind = sniffMedia(file.bytes);
         void reply
           .header('content-type', CONTENT_TYPES[kind as keyof typeof CONTENT_TYPES])

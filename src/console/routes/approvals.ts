@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import { ErrorBodySchema } from '../../daemon/openapi.js';
 import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import { pageLimit } from '../../daemon/schemas/page.js';
 import { approvalView } from '../../daemon/routes/approvals.js';
 import {
   ApprovalDecisionBody,
@@ -13,7 +14,7 @@ import type { ConsoleDeps } from '../deps.js';
 
 const ApprovalsQuery = z.strictObject({
   status: ApprovalStatus.default('pending'),
-  limit: z.coerce.number().int().min(1).max(200).default(100),
+  limit: pageLimit(100),
 });
 
 /**
@@ -60,7 +61,7 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
       handler: async ({ caller, params, body }) => {
         if (!(await deps.store.approvals.get(caller.actor, params.id, deps.clock()))) {
-          throw new SvcError('not_found', `no approval ${params.id}`);
+          throw new SvcError('not_found', 'no such approval');
         }
         const decided = await deps.store.approvals.decide({
           tenantId: caller.tenantId,

@@ -3,6 +3,7 @@ import { SvcError } from '../../core/errors.js';
 import type { PublishedReceipt } from '../../core/receipt.js';
 import { ErrorBodySchema } from '../../daemon/openapi.js';
 import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import { pageLimit } from '../../daemon/schemas/page.js';
 import { ReceiptView } from '../../daemon/schemas/receipt.js';
 import type { ConsoleDeps } from '../deps.js';
 
@@ -17,7 +18,7 @@ const RecordsQuery = z.strictObject({
   outcome: z.string().min(1).max(40).optional().describe('e.g. allowed, refused, deferred, redacted'),
   since: Instant.optional().describe('occurred at or after (RFC 3339)'),
   until: Instant.optional().describe('occurred before (RFC 3339)'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: pageLimit(50),
   cursor: z
     .string()
     .regex(/^\d{1,15}$/)
@@ -96,7 +97,7 @@ export function recordRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
       handler: async ({ caller, params }) => {
         const r = await deps.store.receipts.get(caller.actor, params.id);
-        if (!r) throw new SvcError('not_found', `no receipt ${params.id}`);
+        if (!r) throw new SvcError('not_found', 'no such receipt');
         return r;
       },
     }),

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import { pageLimit } from '../../daemon/schemas/page.js';
 import { taskView } from '../../daemon/routes/tasks.js';
 import { TaskView } from '../../daemon/schemas/task.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const SpendQuery = z.strictObject({
   status: z.enum(['draft', 'active', 'closed']).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(200),
+  limit: pageLimit(200),
   cursor: z.string().max(100).optional().describe('next_cursor of the previous page (a task id)'),
 });
 

@@ -16,7 +16,7 @@ export function mountUi(app: FastifyInstance, bundle: UiBundle | undefined): voi
   });
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     const file = bundle?.assets.get(request.params.file);
-    if (!file) throw new SvcError('not_found', `no console file ${request.params.file}`);
+    if (!file) throw new SvcError('not_found', 'no such console file');
     return reply
       .type(file.contentType)
       .header('cache-control', 'public, max-age=31536000, immutable')

@@ -35,7 +35,8 @@ function noDeferral(req: DecisionRequest, s: DecisionState): NoDeferral {
   if (!key || key.actorId !== s.caller.id) {
     return {
       kind: 'no_deferral',
-      reason: `no standing deferral matches effect key ${step} on this route`,
+      reason: 'no standing deferral matches this effect key on this route',
+      // task_id passed the body's slug check: the remedy can name the exact command.
       remedy: `check task_id and effect_key_step; \`${receipts}\` shows what was decided on the task`,
     };
   }

@@ -91,7 +91,7 @@ export function accessRoutes(deps: DaemonDeps): AnyRoute[] {
       responses: { 200: { description: 'the access request', schema: AccessRequestView }, 404: notFound },
       handler: async ({ caller, params }) => {
         const r = await deps.store.accessRequests.get(caller.actor, params.id, deps.clock());
-        if (!r) throw new SvcError('not_found', `no access request ${params.id}`);
+        if (!r) throw new SvcError('not_found', 'no such access request');
         return accessRequestView(r);
       },
     }),

@@ -88,7 +88,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
       },
       handler: async ({ caller, params }) => {
         const approval = await deps.store.approvals.get(caller.actor, params.id, deps.clock());
-        if (!approval) throw new SvcError('not_found', `no approval ${params.id}`);
+        if (!approval) throw new SvcError('not_found', 'no such approval');
         return approvalView(approval);
       },
     }),

@@ -60,7 +60,7 @@ export function constraintRoutes(deps: DaemonDeps): AnyRoute[] {
       },
       handler: async ({ caller, params }) => {
         const profile = await deps.store.constraints.profile(caller.actor, params.id);
-        if (!profile) throw new SvcError('not_found', `no task ${params.id}`);
+        if (!profile) throw new SvcError('not_found', 'no such task');
         return profileView(profile);
       },
     }),

@@ -184,6 +184,9 @@ export function decisionRoute(
   });
 }
 
+const noFederatedBackend = () =>
+  new SvcError('forbidden', 'no federated backend', { code: 'no_federated_backend' });
+
 export function decisionRoutes(deps: DaemonDeps): AnyRoute[] {
   return [
     decisionRoute(
@@ -211,8 +214,13 @@ export function decisionRoutes(deps: DaemonDeps): AnyRoute[] {
       tag: 'Decision',
       auth: 'token',
       responses: { 403: { description: 'no federated backend', schema: ErrorBodySchema } },
+      // The spec's 403 comes before the decision runs, so before the body is read: no body,
+      // however malformed, turns it into a 400.
+      beforeBody: () => {
+        throw noFederatedBackend();
+      },
       handler: async () => {
-        throw new SvcError('forbidden', 'no federated backend', { code: 'no_federated_backend' });
+        throw noFederatedBackend();
       },
     }),
   ];

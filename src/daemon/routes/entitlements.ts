@@ -85,7 +85,7 @@ export function entitlementRoutes(deps: DaemonDeps): AnyRoute[] {
       },
       handler: async ({ caller, params }) => {
         const e = await deps.store.entitlements.get(caller.actor, params.id, deps.clock());
-        if (!e) throw new SvcError('not_found', `no entitlement ${params.id}`);
+        if (!e) throw new SvcError('not_found', 'no such entitlement');
         return entitlementView(e);
       },
     }),

@@ -81,7 +81,7 @@ export function receiptRoutes(deps: DaemonDeps): AnyRoute[] {
       },
       handler: async ({ caller, params, query }) => {
         const receipt = await deps.store.receipts.get(caller.actor, params.id);
-        if (!receipt) throw new SvcError('not_found', `no receipt ${params.id}`);
+        if (!receipt) throw new SvcError('not_found', 'no such receipt');
         if (query.proof !== 'true') return receipt;
         return { ...receipt, proof: await receiptProof(deps.store, caller.actor, params.id) };
       },

@@ -33,7 +33,7 @@ export function taskView(t: TaskSummary): z.output<typeof TaskView> {
   };
 }
 
-const notFound = (id: string) => new SvcError('not_found', `no task ${id}`);
+const notFound = () => new SvcError('not_found', 'no such task');
 
 /**
  * `GET /v1/task` and `GET /v1/task/{id}`, and the earlier variant's `/v1/work` names as
@@ -86,7 +86,7 @@ export function taskRoutes(deps: DaemonDeps): AnyRoute[] {
       handler: async ({ caller, params, reply }) => {
         if (base === '/v1/work') deprecate(reply, `/v1/task/${encodeURIComponent(params.id)}`);
         const task = await deps.store.taskReads.get(caller.actor, params.id);
-        if (!task) throw notFound(params.id);
+        if (!task) throw notFound();
         return taskView(task);
       },
     });

@@ -1,6 +1,6 @@
 import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
 import { SLUG } from '../../core/ids.js';
-import { firstMalformedString } from '../route.js';
+import { firstMalformedString, isAcceptedText } from '../../core/request-text.js';
 import { ACTION_STEP, type ActionRequestBody } from './decision.js';
 
 const MEMBERS = new Set([
@@ -19,14 +19,14 @@ const MEMBERS = new Set([
 
 const matches = (v: unknown, re: RegExp): v is string => typeof v === 'string' && re.test(v);
 const textUpTo = (v: unknown, max: number): v is string =>
-  typeof v === 'string' && v.length <= max && v.isWellFormed();
+  typeof v === 'string' && v.length <= max && isAcceptedText(v);
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
 /**
- * The `ActionRequestBody` schema's output for a body it certainly accepts, with no lone
- * surrogate anywhere; `undefined` for anything else, which then takes the schema's own path
- * (the surrogate scan and zod), so every refusal keeps its exact message and field. Every
+ * The `ActionRequestBody` schema's output for a body it certainly accepts, with no refused
+ * text (a lone surrogate or NUL, see `isAcceptedText`) anywhere; `undefined` for anything else, which then takes the schema's own path
+ * (the text scan and zod), so every refusal keeps its exact message and field. Every
  * decision runs this instead of zod: same output, a fraction of the cost. A property test
  * holds it to the schema (anything it accepts, the schema accepts with the same output).
  */

@@ -1,9 +1,25 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
+import { firstMalformedString } from '../../core/request-text.js';
+
+const LIMIT_DIGITS = /^[1-9][0-9]{0,2}$/;
+const LIMIT_EXPECTED = 'expected an integer from 1 to 200 in plain decimal digits';
+
+/**
+ * semantics.md Lists: a `limit` is plain decimal digits. Number() would also read `1e1`,
+ * `0x10`, ` 5` and `2.0`; those are refused, not read, so only digits become a number.
+ */
+export function pageLimit(fallback: number) {
+  const expected = { error: LIMIT_EXPECTED };
+  return z.preprocess(
+    (v) => (typeof v === 'string' && LIMIT_DIGITS.test(v) ? Number(v) : v),
+    z.number(expected).int(expected).min(1, expected).max(200, expected).default(fallback),
+  );
+}
 
 /** semantics.md Lists: `{items, next_cursor}`; `limit` 1..200 (default 50); an opaque cursor. */
 export const PageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1 to 200'),
+  limit: pageLimit(50).describe('page size, 1 to 200, in plain decimal digits'),
   cursor: z.string().max(200).optional().describe('opaque: next_cursor of the previous page'),
 });
 
@@ -41,6 +57,8 @@ export function decodeCursor<T>(text: string, key: z.ZodType<T>, scope = ''): T 
   } catch {
     throw bad;
   }
+  // A key holding NUL or a lone surrogate would reach the store's query: refused like any text.
+  if (firstMalformedString(payload, '') !== undefined) throw bad;
   const parsed = z.strictObject({ s: z.literal(scope), k: key }).safeParse(payload);
   if (!parsed.success) throw bad;
   return parsed.data.k as T;

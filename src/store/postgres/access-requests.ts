@@ -114,7 +114,7 @@ export class PgAccessRequests implements AccessRequestStore {
     const when = at.toISOString();
     return this.run(viewer.tenantId, `access request ${id}`, async (tx, reads) => {
       const row = await reads.request(viewer.tenantId, id);
-      if (!row) throw new SvcError('not_found', `no access request ${id}`);
+      if (!row) throw new SvcError('not_found', 'no such access request');
       const refusal = accessRevokeRefusal(facts(row), viewer, await reads.deciders(row), at);
       if (refusal) throw refusal;
       await tx.query(

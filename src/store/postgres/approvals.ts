@@ -96,7 +96,7 @@ export class PgApprovals implements Approvals {
       return await this.db.tx(async (tx) => {
         await lockTenant(tx, tenantId);
         const row = await one(tx, tenantId, approvalId);
-        if (!row) throw new SvcError('not_found', `no approval ${approvalId}`);
+        if (!row) throw new SvcError('not_found', 'no such approval');
         const [deciderRow] = await tx.query<ActorRow>(
           'SELECT * FROM actors WHERE tenant_id = $1 AND id = $2',
           [tenantId, input.deciderId],

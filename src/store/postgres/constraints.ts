@@ -45,7 +45,7 @@ export class PgConstraints implements ExecutionConstraints {
         await lockTenant(tx, tenant);
         const [row] = await tx.query<PgTaskSummaryRow>(TASK_SUMMARY_ONE, [tenant, taskId]);
         const task = row && toTaskSummary(row);
-        if (!task || !readsTask(installer, task)) throw notFound(taskId);
+        if (!task || !readsTask(installer, task)) throw notFound();
         checkInstallable(installer, task);
         const [root] = await tx.query<RootRow>(ROOT, [tenant, task.id]);
         const used = await tx.query(

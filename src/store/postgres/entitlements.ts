@@ -104,7 +104,7 @@ export class PgEntitlements implements EntitlementStore {
       return await this.db.tx(async (tx) => {
         await lockTenant(tx, viewer.tenantId);
         const r = await row(tx, viewer.tenantId, id);
-        if (!r) throw new SvcError('not_found', `no entitlement ${id}`);
+        if (!r) throw new SvcError('not_found', 'no such entitlement');
         const refusal = entitlementRevokeRefusal(entitlementFacts(r), viewer, overseers(r), at);
         if (refusal) throw refusal;
         await tx.query(

@@ -59,7 +59,7 @@ export class PgManagerCards implements ManagerCardStore {
           'SELECT id, request_id, recipient_id, role, created_at FROM manager_cards WHERE tenant_id = $1 AND id = $2',
           [tenantId, cardId],
         );
-        if (!card) throw new SvcError('not_found', `no manager card ${cardId}`);
+        if (!card) throw new SvcError('not_found', 'no such manager card');
         const row = (await reads.request(tenantId, card.request_id))!;
         const plan = planCardDecision(row, card, decider, await reads.deciders(row), input);
         const changed = await tx.query(

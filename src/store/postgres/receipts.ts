@@ -42,7 +42,7 @@ export class PgReceipts implements Receipts {
         viewer.tenantId,
         filter.taskId,
       ]);
-      if (task.length === 0) throw new SvcError('not_found', `no task ${filter.taskId}`);
+      if (task.length === 0) throw new SvcError('not_found', 'no such task');
       rows = await this.db.query<JournalSelectRow>(
         `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = $1 AND j.task_id = $6 AND j.sequence > $4
            AND ${READABLE}

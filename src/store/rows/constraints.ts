@@ -25,7 +25,7 @@ export interface AdmissionRow {
   created_at: string;
 }
 
-export const notFound = (id: string): SvcError => new SvcError('not_found', `no task ${id}`);
+export const notFound = (): SvcError => new SvcError('not_found', 'no such task');
 
 /** Refuses installing a plan unless by the human sponsor, on an unused draft root with none yet. */
 export function checkInstallable(installer: Actor, task: TaskSummary): void {

@@ -41,7 +41,7 @@ const tierOf = (tier: DbInt | null): number => (tier === null ? 0 : Number(tier)
  */
 export function ownGrant(g: GrantRow | undefined, grantId: string, caller: Actor): GrantRow {
   if (!g || g.actor_id !== caller.id)
-    throw new SvcError('not_found', `grant ${grantId} does not exist in this tenant`, {
+    throw new SvcError('not_found', 'no such grant in this tenant', {
       code: 'unknown_grant',
     });
   return g;
@@ -107,11 +107,11 @@ export function observationSubject(
   caller: Actor,
 ): EffectSubject {
   if (!i)
-    throw new SvcError('not_found', `intent ${intentId} does not exist in this tenant`, {
+    throw new SvcError('not_found', 'no such intent in this tenant', {
       code: 'unknown_intent',
     });
   if (i.actor_id !== caller.id)
-    throw new SvcError('forbidden', `intent ${intentId} belongs to another actor`, {
+    throw new SvcError('forbidden', 'the intent belongs to another actor', {
       code: 'not_intent_actor',
     });
   if (i.custody !== 'pass_through') {

@@ -112,7 +112,7 @@ export class SqliteAccessRequests implements AccessRequestStore {
     const when = at.toISOString();
     return this.run(`access request ${id}`, () => {
       const row = this.reads.request(viewer.tenantId, id);
-      if (!row) throw new SvcError('not_found', `no access request ${id}`);
+      if (!row) throw new SvcError('not_found', 'no such access request');
       const refusal = accessRevokeRefusal(facts(row), viewer, this.reads.deciders(row), at);
       if (refusal) throw refusal;
       this.q.revokeRequest.run(viewer.id, when, viewer.tenantId, id);

@@ -114,7 +114,7 @@ export class SqliteApprovals implements Approvals {
     const at = input.at.toISOString();
     const tx = this.db.transaction((): DecidedApproval => {
       const row = this.q.one.get(tenantId, approvalId);
-      if (!row) throw new SvcError('not_found', `no approval ${approvalId}`);
+      if (!row) throw new SvcError('not_found', 'no such approval');
       const deciderRow = this.q.actor.get(tenantId, input.deciderId);
       if (!deciderRow) {
         throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`, {

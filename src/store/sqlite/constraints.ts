@@ -76,7 +76,7 @@ export class SqliteConstraints implements ExecutionConstraints {
     const tx = this.db.transaction(() => {
       const row = this.q.task.get(tenant, taskId);
       const task = row && toTaskSummary(row);
-      if (!task || !readsTask(installer, task)) throw notFound(taskId);
+      if (!task || !readsTask(installer, task)) throw notFound();
       checkInstallable(installer, task);
       checkRootUnused(task, this.q.root.get(tenant, task.id)!, this.q.used.get(tenant, task.id) === 1);
       this.checkNames(tenant, plan);

@@ -122,7 +122,7 @@ export class SqliteEntitlements implements EntitlementStore {
     const when = at.toISOString();
     const tx = this.db.transaction(() => {
       const row = this.q.one.get(viewer.tenantId, id);
-      if (!row) throw new SvcError('not_found', `no entitlement ${id}`);
+      if (!row) throw new SvcError('not_found', 'no such entitlement');
       const refusal = entitlementRevokeRefusal(entitlementFacts(row), viewer, overseers(row), at);
       if (refusal) throw refusal;
       this.q.revoke.run(when, viewer.id, viewer.tenantId, id);

@@ -70,7 +70,7 @@ export class SqliteManagerCards implements ManagerCardStore {
       if (!decider)
         throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`);
       const card = this.q.card.get(tenantId, cardId);
-      if (!card) throw new SvcError('not_found', `no manager card ${cardId}`);
+      if (!card) throw new SvcError('not_found', 'no such manager card');
       const row = this.reads.request(tenantId, card.request_id)!;
       const plan = planCardDecision(row, card, decider, this.reads.deciders(row), input);
       const changed = this.q.decide.run(

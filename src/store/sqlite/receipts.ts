@@ -70,7 +70,7 @@ export class SqliteReceipts implements Receipts {
   ): Promise<KeysetPage<PublishedReceipt, number>> {
     // An unknown task is an error, not an empty page: reconciliation must not read a typo as "nothing happened".
     if (filter.taskId !== undefined && this.q.task.get(viewer.tenantId, filter.taskId) !== 1) {
-      throw new SvcError('not_found', `no task ${filter.taskId}`);
+      throw new SvcError('not_found', 'no such task');
     }
     const params: PageParams = {
       tenant: viewer.tenantId,

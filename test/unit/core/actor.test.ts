@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkActorInput, normalizeSubject } from '../../../src/core/actor.js';
+import { checkActorInput } from '../../../src/core/actor.js';
+import { normalizeSubject, subjectOfAttributes } from '../../../src/core/cert-subject.js';
 import { checkSlug } from '../../../src/core/ids.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -36,5 +37,28 @@ describe('actors', () => {
     expect(normalizeSubject('CN=a\\, b, O=Acme')).toBe('CN=a, b\nO=Acme');
     for (const bad of ['', 'billing', '=x', 'CN=', ',,'])
       expect(() => normalizeSubject(bad)).toThrow(/cert-subject/);
+  });
+
+  it("the operator's subject text is normalised once: layout goes, escaped spaces and case stay", () => {
+    expect(normalizeSubject('  CN = billing ,  O=Acme  ')).toBe('CN=billing\nO=Acme');
+    expect(normalizeSubject('CN=billing\\ , O=Acme')).toBe('CN=billing \nO=Acme');
+    expect(normalizeSubject('CN=\\ billing')).toBe('CN= billing');
+    expect(normalizeSubject('CN=Billing')).not.toBe(normalizeSubject('CN=billing'));
+    // Aliases and OIDs name the attribute as a certificate's is named.
+    expect(normalizeSubject('E=a@b.example, 2.5.4.3=bot, 1.3.6.1.4.1.1=x')).toBe(
+      'EMAILADDRESS=a@b.example\nCN=bot\n1.3.6.1.4.1.1=x',
+    );
+    for (const bad of ['CN=a\\\nO=b', 'CN=a\u0000', 'C.N=a', '2.=a', '-CN=a'])
+      expect(() => normalizeSubject(bad), JSON.stringify(bad)).toThrow(/cert-subject/);
+  });
+
+  it("a certificate's subject is written exactly, and refused when the text form cannot say it", () => {
+    const cn = (value: string | undefined) => ({ oid: '2.5.4.3', value });
+    const o = { oid: '2.5.4.10', value: 'acme' };
+    expect(subjectOfAttributes([[cn('bot')], [o]])).toBe('CN=bot\nO=acme');
+    expect(subjectOfAttributes([[cn('bot ')], [o]])).toBe('CN=bot \nO=acme');
+    expect(subjectOfAttributes([[{ oid: '1.3.6.1.4.1.1', value: 'x' }]])).toBe('1.3.6.1.4.1.1=x');
+    for (const bad of [[], [[cn('bot'), o]], [[cn(undefined)]], [[cn('a\nO=b')]], [[cn('')]], [[]]])
+      expect(subjectOfAttributes(bad), JSON.stringify(bad)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CAPABILITY_NAME, VERB } from '../../../src/core/capability.js';
 import { SLUG } from '../../../src/core/ids.js';
-import { firstMalformedString } from '../../../src/daemon/route.js';
+import { firstMalformedString } from '../../../src/core/request-text.js';
 import { acceptActionRequest } from '../../../src/daemon/schemas/action-request-fast.js';
 import { ACTION_STEP, ActionRequestBody } from '../../../src/daemon/schemas/decision.js';
 
