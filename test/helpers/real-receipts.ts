@@ -51,7 +51,7 @@ export async function realReceipts(): Promise<RealReceipts> {
     logKeys: new Map([[logId, active]]),
   });
   const witnessApp = buildWitnessApp(witness);
-  const witnessUrl = await listenWitness(witnessApp, '127.0.0.1:0');
+  const witnessUrl = await listenWitness(witnessApp, '127.0.0.1:0', false);
 
   const read = async (sequence: number) => {
     const all = (await as(f, f.adminToken, '/v1/receipts?limit=200')).body.items as {
@@ -79,7 +79,7 @@ export async function realReceipts(): Promise<RealReceipts> {
   await add('redaction record, bare anchor', 11, keysOnly);
 
   const attestor = (tsaUrl?: string) =>
-    new AnchorAttestor(f.store, { ...(tsaUrl ? { tsaUrl } : {}), witnesses: [witnessUrl], log: quiet });
+    new AnchorAttestor(f.store, { ...(tsaUrl ? { tsaUrl } : {}), witnesses: [{ url: witnessUrl, id: witness.id, key: witness.publicKey }], log: quiet });
   await attestor(tsa.url).attest((await f.store.anchors.latest('acme'))!);
   await add('plain entry, RFC 3161 token verified, witness pinned and required', 7, pinned);
   await add('redacted entry, RFC 3161 token verified, witness pinned and required', 3, pinned);
