@@ -79,7 +79,11 @@ export async function realReceipts(): Promise<RealReceipts> {
   await add('redaction record, bare anchor', 11, keysOnly);
 
   const attestor = (tsaUrl?: string) =>
-    new AnchorAttestor(f.store, { ...(tsaUrl ? { tsaUrl } : {}), witnesses: [{ url: witnessUrl, id: witness.id, key: witness.publicKey }], log: quiet });
+    new AnchorAttestor(f.store, {
+      ...(tsaUrl ? { tsaUrl } : {}),
+      witnesses: [{ url: witnessUrl, id: witness.id, key: witness.publicKey }],
+      log: quiet,
+    });
   await attestor(tsa.url).attest((await f.store.anchors.latest('acme'))!);
   await add('plain entry, RFC 3161 token verified, witness pinned and required', 7, pinned);
   await add('redacted entry, RFC 3161 token verified, witness pinned and required', 3, pinned);
