@@ -468,4 +468,12 @@ function collateC(sql: string): string {
   return sql.replace(/ TEXT(?=[ ,\n])/g, ' TEXT COLLATE "C"');
 }
 
-export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1)];
+/** approval-request (the lead renumbers at merge): sqlite/migrations.ts, the same change. */
+const MIGRATION_APPROVAL_REQUEST = `
+  ALTER TABLE approvals ADD COLUMN request TEXT;
+  ALTER TABLE approvals ADD COLUMN amount_source TEXT
+    CHECK (amount_source IN ('requester_estimate', 'capability_default', 'params'));
+  CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), collateC(MIGRATION_APPROVAL_REQUEST)];

@@ -502,4 +502,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER anchor_witnesses_no_update BEFORE UPDATE ON anchor_witnesses
     BEGIN SELECT RAISE(ABORT, 'a witness cosignature is never changed'); END;
   `,
+  // approval-request (the lead renumbers at merge): an approval keeps the body its digest
+  // binds (params included, as CJSON) and where its amount came from, so every approval
+  // surface shows what would run. Approvals opened earlier keep NULL: their body was never
+  // stored. The index serves the console's newest-first pages.
+  `
+  ALTER TABLE approvals ADD COLUMN request TEXT;
+  ALTER TABLE approvals ADD COLUMN amount_source TEXT
+    CHECK (amount_source IN ('requester_estimate', 'capability_default', 'params'));
+  CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
+  `,
 ];
