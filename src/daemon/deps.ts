@@ -3,6 +3,7 @@ import type { AttestationHealth } from './attest/anchor-attestor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
 import type { Broker } from '../integration/broker.js';
 import type { IntegrationOps } from '../integration/operations.js';
+import type { Surfaces } from '../integration/surfaces.js';
 import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from './auth.js';
@@ -23,6 +24,8 @@ export interface DaemonDeps {
   capabilitiesFor: (caller: Caller) => Promise<z.output<typeof CapabilityEntry>[]>;
   decisions: DecisionStore;
   rules: { policy: PolicyResolver; constraints: DecisionRules['constraints'] };
+  /** the configured surfaces; empty without an integration-operations document */
+  surfaces: Surfaces;
   /** brokered execution; without a document it refuses every brokered capability at step 7 */
   broker: Broker;
   /** the integration-operations routes' work; undefined without a document, and the routes absent */

@@ -60,6 +60,7 @@ export function daemonDeps(
       (await store.discovery.held(caller.tenantId, caller.actorId, clock())).map(capabilityEntry),
     decisions: store.decisions,
     rules: { policy: new PolicyCache(), constraints: admits },
+    surfaces,
     broker: new Broker(surfaces, store, credentials, connector),
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),
