@@ -18,6 +18,8 @@ export interface BoundRequest {
   task_id: string;
   effect_key_step: string;
   params: Record<string, unknown> | null;
+  /** the bound body; null when it was not kept (opened before it was, or redacted) */
+  request: Record<string, unknown> | null;
   provider_request: {
     method: string;
     url: string;
@@ -49,11 +51,17 @@ export function amountLabel(source: AmountSourceText | null): string {
   }
 }
 
+// An approval whose body was not kept must not read as one without params.
+function paramsText(a: BoundRequest): string {
+  if (a.request === null) return '(not recorded: opened before svc kept request bodies, or redacted)';
+  return a.params === null ? '(none)' : JSON.stringify(a.params);
+}
+
 export function approvalBinding(a: BoundRequest): BindingFact[] {
   const facts: BindingFact[] = [
     { key: 'capability', label: 'capability', value: `${a.capability} (${a.action})` },
     { key: 'amount', label: amountLabel(a.amount_source), value: `${a.amount_usd} USD` },
-    { key: 'params', label: 'params', value: a.params === null ? '(none)' : JSON.stringify(a.params) },
+    { key: 'params', label: 'params', value: paramsText(a) },
   ];
   const p = a.provider_request;
   if (p) {
