@@ -1,21 +1,8 @@
 import { Flags } from '@oclif/core';
-import type { z } from 'zod';
 import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
-import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
-import type { ApprovalView } from '../../src/daemon/schemas/approval.js';
-
-type Approval = z.output<typeof ApprovalView>;
-
-const COLUMNS: Column<Approval>[] = [
-  { header: 'approval', cell: (a) => a.approval_id },
-  { header: 'status', cell: (a) => a.status },
-  { header: 'capability', cell: (a) => a.capability },
-  { header: 'action', cell: (a) => a.action },
-  { header: 'requester', cell: (a) => a.requester_id },
-  { header: 'amount (USD)', cell: (a) => a.amount_usd },
-  { header: 'task', cell: (a) => a.task_id },
-  { header: 'expires', cell: (a) => a.expires_at },
-];
+import { pageStream, type Page } from '../../src/cli/list-output.js';
+import { APPROVAL_COLUMNS } from '../../src/cli/approval-render.js';
+import type { ApprovalWire } from '../../src/daemon/approval-view.js';
 
 export default class ApprovalsList extends DaemonCommand {
   static override summary =
@@ -38,14 +25,14 @@ export default class ApprovalsList extends DaemonCommand {
       this.list(
         pageStream(
           (cursor) =>
-            client.get<Page<Approval>>('/v1/approvals', {
+            client.get<Page<ApprovalWire>>('/v1/approvals', {
               status: flags.status,
               limit: pageLimit(flags),
               cursor,
             }),
           flags,
         ),
-        COLUMNS,
+        APPROVAL_COLUMNS,
       ),
     );
   }

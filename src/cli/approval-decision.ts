@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import chalk from 'chalk';
 import type { z } from 'zod';
+import { amountLabel } from '../core/approval-binding.js';
 import type { ApprovalDecisionResult } from '../daemon/schemas/approval.js';
 import { segment, type DaemonClient } from './daemon-client.js';
 
@@ -25,5 +26,6 @@ export function decideApproval(
 export function describeDecision(r: DecisionResult): string {
   const a = r.approval;
   const verdict = a.status === 'approved' ? chalk.green('approved') : chalk.red(a.status);
-  return `${a.approval_id} ${verdict}: ${a.capability} ${a.action} for ${a.requester_id} on task ${a.task_id}`;
+  const params = a.params === null ? '' : ` with params ${JSON.stringify(a.params)}`;
+  return `${a.approval_id} ${verdict}: ${a.capability} ${a.action} for ${a.requester_id} on task ${a.task_id}, ${amountLabel(a.amount_source)} ${a.amount_usd} USD${params}`;
 }

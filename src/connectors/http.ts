@@ -3,6 +3,11 @@ import { Agent, request } from 'undici';
 import type { PlannedRequest } from '../integration/request-plan.js';
 import { effectIdOf, outcomeOfStatus, scrub, UNCERTAIN, type ProviderOutcome } from './outcome.js';
 
+/** Where a planned request is sent: the surface's base URL and the planned target. */
+export function providerUrl(baseUrl: string, plan: Pick<PlannedRequest, 'target'>): string {
+  return `${baseUrl}${plan.target}`;
+}
+
 export interface HttpCall {
   surfaceId: string;
   baseUrl: string;
@@ -56,7 +61,7 @@ export class HttpConnector {
     const deadline = AbortSignal.timeout(call.timeoutMs);
     const none = { status: null, effectId: null, digest: null, bytes: 0 };
     try {
-      const res = await request(`${call.baseUrl}${call.request.target}`, {
+      const res = await request(providerUrl(call.baseUrl, call.request), {
         method: call.request.method,
         headers: { ...call.request.headers, [call.auth[0]]: call.auth[1], accept: 'application/json' },
         body: call.request.body,

@@ -4,6 +4,7 @@ import type { DecisionRules } from '../core/decision/decide.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import type { Broker } from '../integration/broker.js';
 import type { IntegrationOps } from '../integration/operations.js';
+import type { Surfaces } from '../integration/surfaces.js';
 import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from './auth.js';
@@ -28,6 +29,8 @@ export interface DaemonDeps {
     constraints: DecisionRules['constraints'];
     openApprovals?: OpenApprovalLimits;
   };
+  /** the configured surfaces; empty without an integration-operations document */
+  surfaces: Surfaces;
   /** brokered execution; without a document it refuses every brokered capability at step 7 */
   broker: Broker;
   /** the integration-operations routes' work; undefined without a document, and the routes absent */

@@ -1,4 +1,5 @@
 import { SvcError } from '../core/errors.js';
+import { Surfaces } from '../integration/surfaces.js';
 import type { DaemonDeps } from './deps.js';
 
 const refuse = (): never => {
@@ -15,6 +16,7 @@ export function describeOnlyDeps(): DaemonDeps {
     capabilitiesFor: async () => refuse(),
     decisions: { decide: async () => refuse() },
     rules: { policy: { cached: refuse, install: refuse }, constraints: refuse },
+    surfaces: new Surfaces(undefined),
     broker: new Proxy({}, { get: refuse }) as DaemonDeps['broker'],
     channels: new Proxy({}, { get: refuse }) as DaemonDeps['channels'],
     // Described even though a daemon mounts them only with a document: `svc openapi` shows them.

@@ -67,6 +67,7 @@ export function daemonDeps(
       constraints: admits,
       openApprovals: opts.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
     },
+    surfaces,
     broker: new Broker(surfaces, store, credentials, connector),
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),

@@ -7,11 +7,15 @@ import type { PendingExecution, SealedReceipt, SurfaceCheck } from '../store/dec
 import type { Store } from '../store/ports.js';
 import type { CredentialResolver } from './credentials.js';
 import type { SurfaceSpec } from './document.js';
+import { withDerivedAmount } from './operation-amount.js';
+import { operationOf, REGISTRATION_CHANGED } from './provider-request.js';
 import { planRequest, type OperationSpec, type PlannedRequest } from './request-plan.js';
 import type { Surfaces } from './surfaces.js';
 
 /** A brokered request made ready before its decision: the request mapped, the credential in hand. */
 export interface Prepared {
+  /** the request the decision judges: the amount derived from the params when the operation says so */
+  request: DecisionRequest;
   /** step 7 of the decision, run inside its transaction */
   check: SurfaceCheck;
   call?: {
@@ -26,8 +30,6 @@ export interface Prepared {
 }
 
 export type ExecutedOutcome = ProviderOutcome & { sentDigest: string | null };
-
-const CHANGED = 'the registration of this capability changed while the request was prepared; send it again';
 
 /**
  * Brokered custody: the daemon holds the credential and executes for the agent. The work
@@ -44,16 +46,13 @@ export class Broker {
   ) {}
 
   async prepare(req: DecisionRequest): Promise<Prepared> {
-    const refuse = (problem: string): Prepared => ({ check: () => ({ ok: false, problem }) });
     const cap = await this.store.capabilities.get(req.tenantId, req.capability);
     // decide() refuses these before step 7; one that changes in between is refused, not guessed at.
-    if (!cap || cap.custody !== 'brokered' || cap.surfaceId === null || cap.operation === null)
-      return refuse(CHANGED);
-    const surface = this.surfaces.find(req.tenantId, cap.surfaceId);
-    if (!surface) return refuse(this.surfaces.missing(cap.surfaceId));
-    const op = surface.operations.get(cap.operation);
-    if (!op) return refuse(`surface ${surface.id} has no operation ${cap.operation}`);
+    const found = operationOf(this.surfaces, cap, req.tenantId);
+    if (!found.ok) return { request: req, check: () => ({ ok: false, problem: found.problem }) };
+    const { surface, op } = found;
     const plan = planRequest(op, req.params);
+    const request = op.amount ? withDerivedAmount(req, op.amount, op.name) : req;
     const state = await this.store.surfaces.get(req.tenantId, surface.id);
     const ref = this.surfaces.currentRef(surface, state);
     let credential: string | undefined;
@@ -64,7 +63,8 @@ export class Broker {
       if (r.ok && diagnostic === undefined) credential = r.value;
     }
     const check: SurfaceCheck = (q) => {
-      if (q.surfaceId !== surface.id || q.operation !== op.name) return { ok: false, problem: CHANGED };
+      if (q.surfaceId !== surface.id || q.operation !== op.name)
+        return { ok: false, problem: REGISTRATION_CHANGED };
       if (q.state?.status === 'revoked') return { ok: false, problem: `surface ${surface.id} is revoked` };
       if (this.surfaces.currentRef(surface, q.state) !== ref) {
         return {
@@ -78,6 +78,7 @@ export class Broker {
       return { ok: true, credentialRef: ref };
     };
     return {
+      request,
       check,
       ...(credential !== undefined ? { call: { surface, op, plan, credential, credentialRef: ref } } : {}),
       ...(diagnostic !== undefined ? { diagnostic: `surface ${surface.id}, ${ref}: ${diagnostic}` } : {}),

@@ -84,6 +84,14 @@ const Operation = z.strictObject({
   body: z.enum(['params', 'none']).optional(),
   effect_id: z.string().refine(isJsonPointer, { message: 'expected a JSON pointer such as /id' }).optional(),
   return_body: z.boolean().optional(),
+  amount: z
+    .strictObject({
+      param: z.string().refine((p) => p !== '' && isJsonPointer(p), {
+        message: 'expected a JSON pointer such as /amount_cents',
+      }),
+      unit: z.enum(['cents', 'usd']),
+    })
+    .optional(),
 });
 
 const Auth = z.discriminatedUnion('type', [
@@ -187,6 +195,7 @@ function operationSpec(name: string, o: z.output<typeof Operation>): OperationSp
     body,
     effectId: o.effect_id ?? null,
     returnBody: o.return_body ?? false,
+    amount: o.amount ?? null,
   };
 }
 

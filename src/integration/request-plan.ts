@@ -1,5 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import { hasControlCharacter } from './header-text.js';
+import type { AmountSpec } from './operation-amount.js';
 import { fillTemplate, templateParams, type TemplatePart } from './template.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -18,6 +19,8 @@ export interface OperationSpec {
   effectId: string | null;
   /** hand the provider's JSON body back to the caller (never journaled) */
   returnBody: boolean;
+  /** the param the decision takes its amount from, or null: the requester's estimate */
+  amount: AmountSpec | null;
 }
 
 /** What the connector sends, before the credential is added. */

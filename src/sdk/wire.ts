@@ -51,6 +51,7 @@ export type Admission = {
   intent_id: string;
   created_at: string;
 };
+export type AmountSource = 'requester_estimate' | 'capability_default' | 'params';
 export type AnchorLine = {
   type: 'anchor';
   head: TreeHead;
@@ -83,6 +84,10 @@ export type Approval = {
   intent: string | null;
   requester_id: string;
   amount_usd: number;
+  amount_source: AmountSource | null;
+  params: Record<string, unknown> | null;
+  request: Record<string, unknown> | null;
+  provider_request: ProviderRequest | null;
   request_digest: string;
   decided_by: string | null;
   decided_at: string | null;
@@ -523,6 +528,15 @@ export type ProviderOutcome = {
   reason: string;
   body?: unknown;
   receipt?: { receipt_id: string; sequence: number; record_hash: string; occurred_at: string };
+};
+export type ProviderRequest = {
+  surface_id: string;
+  operation: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  credential_header: string;
+  body: string | null;
 };
 export type Receipt = {
   receipt_id: string;

@@ -1,6 +1,7 @@
 import type { Actor } from '../core/actor.js';
 import type { ApprovalChannel, ApprovalDecision, ApprovalStatus } from '../core/approval.js';
 import type { Capability } from '../core/capability.js';
+import type { AmountSource } from '../core/decision/request.js';
 import type { ExecutionPlan } from '../core/constraints.js';
 import type { Micros } from '../core/money.js';
 import type { PublishedReceipt } from '../core/receipt.js';
@@ -90,6 +91,10 @@ export interface ApprovalRecord {
   requesterId: string;
   amountMicros: Micros;
   requestDigest: string;
+  /** where the amount came from; null for approvals opened before it was recorded */
+  amountSource: AmountSource | null;
+  /** CJSON of the body the digest binds (params included); null before it was stored, or redacted */
+  request: string | null;
   /** the requester's short description, when the intent carries one */
   intent: string | null;
   decidedBy: string | null;
@@ -122,12 +127,20 @@ export interface DecidedApproval {
   sequence: number;
 }
 
+/** Which approvals a list returns, and in which order (default: oldest first). */
+export interface ApprovalFilter {
+  status?: ApprovalStatus;
+  requesterId?: string;
+  capability?: string;
+  order?: 'oldest' | 'newest';
+}
+
 export interface Approvals {
-  /** oldest first */
+  /** by (created_at, id), oldest first unless the filter asks for newest first */
   list(
     viewer: Actor,
     page: Keyset<ApprovalKey>,
-    filter: { status?: ApprovalStatus },
+    filter: ApprovalFilter,
     now: Date,
   ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>>;
   get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined>;

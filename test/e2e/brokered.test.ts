@@ -99,11 +99,49 @@ describe('brokered execution end to end (built binary, TLS)', () => {
       ['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.contacts.create'],
       env,
     );
+    await runJson(
+      [
+        'capability',
+        'register',
+        ...t,
+        '--name',
+        'pay.refund',
+        '--actions',
+        'write',
+        '--tier',
+        '4',
+        '--irreversible',
+        '--custody',
+        'brokered',
+        '--surface',
+        'crm',
+        '--operation',
+        'refunds.create',
+      ],
+      env,
+    );
+    await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'pay.refund'], env);
     const policy = join(tmp.path, 'policy.cedar');
     writeFileSync(policy, 'permit (principal, action, resource);\n');
     await runJson(['policy', 'set', ...t, '--file', policy], env);
     await runJson(
       ['task', 'create', ...t, '--id', 't1', '--sponsor', 'alice', '--budget-usd', '100', '--actor', 'bot'],
+      env,
+    );
+    await runJson(
+      [
+        'task',
+        'create',
+        ...t,
+        '--id',
+        'refunds',
+        '--sponsor',
+        'alice',
+        '--budget-usd',
+        '100',
+        '--actor',
+        'bot',
+      ],
       env,
     );
     bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
@@ -134,6 +172,7 @@ describe('brokered execution end to end (built binary, TLS)', () => {
         method: POST
         path: /contacts/{team}
         effect_id: /id
+      refunds.create: { method: POST, path: /refunds }
 `,
     );
     daemon = await startDaemonProcess(['--integration-ops', ops], env);
@@ -213,6 +252,54 @@ describe('brokered execution end to end (built binary, TLS)', () => {
     const deleted = await runJson(['secret', 'delete', ...t, '--name', 'crm-token'], env);
     expect(deleted).toMatchObject({ deleted: true });
     expect((await runSvc(['secret', 'delete', ...t, '--name', 'crm-token', '--json'], env)).code).toBe(3);
+  });
+
+  it('an approver sees the params a brokered refund hides behind its intent, in JSON and as text', async () => {
+    const deferred = await call(`${daemon.url}/v1/brokered`, {
+      ca,
+      method: 'POST',
+      headers: { authorization: `Bearer ${bot}` },
+      body: {
+        tenant_id: 'acme',
+        actor_id: 'bot',
+        capability: 'pay.refund',
+        action: 'write',
+        task_id: 'refunds',
+        effect_key_step: 'refund-42',
+        amount_usd: 0.01,
+        intent: 'refund 1 cent to customer 42',
+        params: { amount_cents: 99999999, destination: 'acct-mallory' },
+      },
+    });
+    expect(deferred.status).toBe(202);
+    const id = (deferred.body.approval as { approval_id: string }).approval_id;
+    const calls = ds.calls.length;
+
+    const json = await runJson<Record<string, unknown>>(['approvals', 'show', id], viaDaemon(alice));
+    expect(json).toMatchObject({
+      amount_usd: 0.01,
+      amount_source: 'requester_estimate',
+      params: { amount_cents: 99999999, destination: 'acct-mallory' },
+      provider_request: {
+        method: 'POST',
+        url: `${ds.url}/refunds`,
+        body: '{"amount_cents":99999999,"destination":"acct-mallory"}',
+      },
+    });
+    const text = await runSvc(['approvals', 'show', id], viaDaemon(alice));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/amount \(requester's estimate\)\s+0\.01 USD/);
+    expect(text.stdout).toMatch(/params\s+\{"amount_cents":99999999,"destination":"acct-mallory"\}/);
+    expect(text.stdout).toMatch(new RegExp(`provider request\\s+POST ${ds.url}/refunds`));
+    const list = await runSvc(['approvals', 'list', '--status', 'pending'], viaDaemon(alice));
+    expect(list.stdout).toContain('acct-mallory');
+    expect(list.stdout).toContain("0.01 (requester's estimate)");
+    for (const out of [JSON.stringify(json), text.stdout, list.stdout]) expect(out).not.toContain(TOKEN);
+
+    const denied = await runSvc(['approvals', 'deny', id], viaDaemon(alice));
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(denied.stdout).toContain('acct-mallory');
+    expect(ds.calls.length).toBe(calls);
   });
 
   it('a daemon killed mid-call: after restart the intent reads as outcome unknown, never re-sent, and the export verifies', async () => {

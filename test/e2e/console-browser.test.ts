@@ -17,6 +17,7 @@ import {
   type ConsoleProcess,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { downstream, type Downstream } from '../helpers/downstream.js';
 import { call } from '../helpers/https.js';
 import { pngBytes } from '../helpers/images.js';
 import { capability, register } from '../helpers/registry.js';
@@ -42,6 +43,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
   let tokens: Record<'olivia' | 'bot' | 'alice', string>;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
+  let provider: Downstream;
   /** Script errors and CSP violations seen in the page: there must be none. */
   const pageErrors: string[] = [];
 
@@ -64,6 +66,24 @@ describe('operator console in chromium (built binary, TLS)', () => {
       env,
     );
     ca = readFileSync(init.ca_cert);
+    // A payments provider on loopback that brokered refunds execute against.
+    provider = await downstream();
+    writeFileSync(
+      join(tmp.path, 'ops.yaml'),
+      `surfaces:
+  - id: pay
+    adapter: http
+    base_url: ${provider.url}
+    credential_ref: env:SVC_TEST_PAY
+    auth: { type: bearer }
+    operations:
+      refunds.create: { method: POST, path: /refunds }
+      refunds.create_priced:
+        method: POST
+        path: /refunds
+        amount: { param: /amount_cents, unit: cents }
+`,
+    );
     const dir = new DataDir(home);
     const store = await dir.openStore();
     const now = new Date();
@@ -83,15 +103,29 @@ describe('operator console in chromium (built binary, TLS)', () => {
             costMicros: 10_000_000n,
           }),
           capability('acme', 'crm.read', { actions: ['read'], costMicros: 1_500_000n }),
+          ...(['refunds.create', 'refunds.create_priced'] as const).map((operation) =>
+            capability('acme', operation === 'refunds.create' ? 'pay.refund' : 'pay.refund_priced', {
+              actions: ['write'],
+              irreversible: true,
+              tier: 3,
+              costMicros: 0n,
+              custody: 'brokered',
+              surfaceId: 'pay',
+              operation,
+            }),
+          ),
         ],
         grants: [
           ['bot', 'payments.send'],
           ['bot', 'crm.read'],
+          ['bot', 'pay.refund'],
+          ['bot', 'pay.refund_priced'],
         ],
         policy: POLICY,
         tasks: [
           { id: 'invoice-run', sponsor: 'olivia', budget: 100_000_000n },
           { id: 'crm-sync', sponsor: 'olivia', budget: 40_000_000n },
+          { id: 'refunds', sponsor: 'olivia', budget: 2_000_000_000_000n },
         ],
       });
       const ttlMs = 86_400_000;
@@ -122,8 +156,12 @@ describe('operator console in chromium (built binary, TLS)', () => {
       ],
       env,
     );
-    daemon = await startDaemonProcess(['--anchor-interval', '1s'], env);
-    consoleProc = await startConsoleProcess([], env);
+    const ops = ['--integration-ops', join(tmp.path, 'ops.yaml')];
+    daemon = await startDaemonProcess(['--anchor-interval', '1s', ...ops], {
+      ...env,
+      SVC_TEST_PAY: 'pay-tok-e2e',
+    });
+    consoleProc = await startConsoleProcess(ops, env);
     for (const [task, step, amount] of [
       ['crm-sync', 'c1', 3],
       ['crm-sync', 'c2', 12.5],
@@ -151,6 +189,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await browser?.close();
     await consoleProc?.stop();
     await daemon?.stop();
+    await provider?.close();
     tmp.cleanup();
   });
 
@@ -204,7 +243,9 @@ describe('operator console in chromium (built binary, TLS)', () => {
       `tr[data-approval="${(deferred.body.approval as { approval_id: string }).approval_id}"]`,
     );
     await row.waitFor({ timeout: 10_000 });
-    expect(await row.innerText()).toMatch(/payments\.send[\s\S]*\$25\.00[\s\S]*invoice-run[\s\S]*bot/);
+    expect(await row.innerText()).toMatch(
+      /payments\.send[\s\S]*requester's estimate\)\s+25 USD[\s\S]*bot[\s\S]*invoice-run/,
+    );
     await shot('approvals');
     await row.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog').waitFor();
@@ -214,6 +255,95 @@ describe('operator console in chromium (built binary, TLS)', () => {
     const resumed = await agent('/v1/action/resume', pay);
     expect(resumed.status).toBe(200);
     expect(resumed.body.decision).toBe('allowed');
+  });
+
+  it('shows the hidden params of a brokered refund and the provider request they make, before anyone approves', async () => {
+    const refund = {
+      capability: 'pay.refund',
+      action: 'write',
+      task_id: 'refunds',
+      effect_key_step: 'refund-42',
+      amount_usd: 0.01,
+      intent: 'refund 1 cent to customer 42',
+      params: { amount_cents: 99999999, destination: 'acct-mallory' },
+    };
+    const deferred = await agent('/v1/brokered', refund);
+    expect(deferred.status).toBe(202);
+    const row = page.locator(
+      `tr[data-approval="${(deferred.body.approval as { approval_id: string }).approval_id}"]`,
+    );
+    await row.waitFor({ timeout: 10_000 });
+    const text = await row.innerText();
+    expect(text).toMatch(/amount \(requester's estimate\)\s+0\.01 USD/);
+    expect(text).toContain('"amount_cents":99999999');
+    expect(text).toContain('acct-mallory');
+    expect(text).toContain(`POST ${provider.url}/refunds`);
+    expect(text).toContain("(the surface's credential, added by the daemon; not shown)");
+    expect(text).not.toContain('pay-tok-e2e');
+    await row.getByRole('button', { name: 'Deny' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain('acct-mallory');
+    await shot('approvals-hidden-params');
+    await page.locator('#confirm-decision').click();
+    await page.getByText(/Denied pay\.refund for bot/).waitFor();
+
+    // With the amount taken from the params, the figure shown is the one that would be paid.
+    const { amount_usd: _, ...priced } = {
+      ...refund,
+      capability: 'pay.refund_priced',
+      effect_key_step: 'refund-43',
+    };
+    const derived = await agent('/v1/brokered', priced);
+    expect(derived.status).toBe(202);
+    const pricedRow = page.locator(
+      `tr[data-approval="${(derived.body.approval as { approval_id: string }).approval_id}"]`,
+    );
+    await pricedRow.waitFor({ timeout: 10_000 });
+    expect(await pricedRow.innerText()).toMatch(/amount \(from the params\)\s+999999\.99 USD/);
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it('pages through every pending approval, newest first, and filters by requester and capability', async () => {
+    const steps: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      const step = `bulk-${String(i).padStart(2, '0')}`;
+      const r = await agent('/v1/action', {
+        capability: 'payments.send',
+        action: 'write',
+        task_id: 'invoice-run',
+        effect_key_step: step,
+        amount_usd: 1,
+        intent: `bulk payment ${step}`,
+      });
+      expect(r.status).toBe(202);
+      steps.push(step);
+    }
+    await page.getByText('bulk payment bulk-21').waitFor({ timeout: 10_000 });
+    // Newest first: the last one opened is on the first page; the priced refund is pushed to page 2.
+    expect(await page.locator('tr[data-approval]').count()).toBe(20);
+    expect(await page.locator('tbody').innerText()).not.toContain('pay.refund_priced');
+    await shot('approvals-page-1');
+    await page.locator('#older-page').click();
+    await page.getByText('page 2').waitFor();
+    await page.getByText('bulk payment bulk-00').waitFor();
+    expect(await page.locator('tbody').innerText()).toContain('pay.refund_priced');
+    await shot('approvals-page-2');
+    await page.locator('#newer-page').click();
+    await page.getByText('bulk payment bulk-21').waitFor();
+
+    await page.locator('#filter-capability').fill('pay.refund_priced');
+    await page.locator('#apply-filter').click();
+    await page.waitForFunction("document.querySelectorAll('tr[data-approval]').length === 1");
+    expect(await page.locator('tbody').innerText()).toContain('999999.99 USD');
+    await shot('approvals-filtered');
+    await page.locator('#filter-capability').fill('');
+    await page.locator('#filter-requester').fill('nobody');
+    await page.locator('#apply-filter').click();
+    await page.getByText('No pending approvals.').waitFor();
+    await page.locator('#filter-requester').fill('');
+    await page.locator('#apply-filter').click();
+    await page.getByText('bulk payment bulk-21').waitFor();
   });
 
   it('shows records with filters and the sealed fields of one, spend with a chart, and the read-only views', async () => {

@@ -26,6 +26,7 @@ export function request(
   taskId: string,
   step: string,
   amountUsd?: number,
+  params?: Record<string, unknown>,
 ): DecisionRequest {
   const body = {
     tenant_id: 'acme',
@@ -35,6 +36,7 @@ export function request(
     task_id: taskId,
     effect_key_step: step,
     ...(amountUsd !== undefined ? { amount_usd: amountUsd } : {}),
+    ...(params !== undefined ? { params } : {}),
   };
   return {
     route: 'action',
@@ -45,11 +47,13 @@ export function request(
     taskId,
     step,
     amountMicros: amountUsd === undefined ? null : BigInt(Math.round(amountUsd * 1e6)),
+    amountSource: amountUsd === undefined ? 'capability_default' : 'requester_estimate',
     intent: `write ${step}`,
-    params: null,
+    params: params ?? null,
     correlationId: null,
     traceId: null,
     digest: requestDigest(body),
+    body,
   };
 }
 

@@ -586,6 +586,56 @@ describe('operator console routes (app.inject, real SQLite)', () => {
     });
   });
 
+  describe('approvals, paged', () => {
+    it('every pending approval is reachable: newest first, next pages, and filters by requester and capability', async () => {
+      await f.store.actors.add({
+        tenantId: 'acme',
+        id: 'bot2',
+        kind: 'agent',
+        roles: [],
+        managerId: 'alice',
+        certSubject: null,
+        displayName: null,
+        createdAt: f.now.value.toISOString(),
+      });
+      await f.store.permissions.grant({
+        tenantId: 'acme',
+        actorId: 'bot2',
+        capability: 'payments.send',
+        grantedAt: f.now.value.toISOString(),
+      });
+      const bot2 = await f.token('acme', 'bot2');
+      const made: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const [actor, token] = i % 3 === 2 ? ['bot2', bot2] : ['bot', tokens.bot];
+        const r = await daemonPost('/v1/action', pay({ actor_id: actor, effect_key_step: `p-${i}` }), token);
+        expect(r.statusCode, r.body).toBe(202);
+        made.push(r.json().approval.approval_id as string);
+        f.now.value = new Date(f.now.value.getTime() + 1000);
+      }
+      const newestFirst = [...made].reverse();
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const q: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+        const page = await call(c, bob, `/api/approvals?limit=3${q}`);
+        expect(page.status).toBe(200);
+        seen.push(...(page.body.items as { approval_id: string }[]).map((a) => a.approval_id));
+        cursor = page.body.next_cursor as string | null;
+      } while (cursor !== null);
+      expect(seen).toEqual(newestFirst);
+
+      const ids = async (query: string) =>
+        ((await call(c, bob, `/api/approvals?${query}`)).body.items as { approval_id: string }[]).map(
+          (a) => a.approval_id,
+        );
+      expect(await ids('requester=bot2')).toEqual([made[5], made[2]]);
+      expect(await ids('capability=payments.send&limit=200')).toEqual(newestFirst);
+      expect(await ids('capability=crm.read')).toEqual([]);
+      expect((await call(c, bob, '/api/approvals?cursor=nope')).status).toBe(400);
+    });
+  });
+
   describe('records, spend and the read-only views', () => {
     beforeEach(async () => {
       expect(

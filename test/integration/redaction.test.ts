@@ -228,6 +228,7 @@ describe('svc journal redact', () => {
       effect_key_step: 'pay-1',
       amount_usd: 25,
       intent: 'pay invoice 4711 to Jane Roe',
+      params: { payee_iban: 'DE89370400440532013000' },
       correlation_id: 'corr-pay-secret',
     };
     const deferred = (await post('/v1/action', pay, bot)).json();
@@ -254,9 +255,11 @@ describe('svc journal redact', () => {
     expect(intentOf(deferred.intent_id)).toEqual({ request_digest: '', request: '{}', reason: null });
     expect(
       f.store.db
-        .prepare("SELECT request_digest, note FROM approvals WHERE tenant_id = 'acme' AND intent_id = ?")
+        .prepare(
+          "SELECT request_digest, request, note FROM approvals WHERE tenant_id = 'acme' AND intent_id = ?",
+        )
         .get(deferred.intent_id),
-    ).toEqual({ request_digest: '', note: null });
+    ).toEqual({ request_digest: '', request: null, note: null });
     expect(
       f.store.db
         .prepare("SELECT state, request_digest FROM effect_keys WHERE tenant_id = 'acme' AND intent_id = ?")
@@ -272,7 +275,8 @@ describe('svc journal redact', () => {
     const dump = tables
       .map((t) => JSON.stringify(f.store.db.prepare(`SELECT * FROM "${t}"`).all()))
       .join('\n');
-    for (const secret of ['Jane Roe', 'corr-pay-secret', 'invoice 4711']) expect(dump).not.toContain(secret);
+    for (const secret of ['Jane Roe', 'corr-pay-secret', 'invoice 4711', 'DE89370400440532013000'])
+      expect(dump).not.toContain(secret);
     // ... nor in the bytes of the database files: freed space and the write-ahead log keep old
     // row images unless the redaction scrubs them.
     for (const file of readdirSync(f.dir.root).filter((x) => x.startsWith('svc.db'))) {

@@ -2,19 +2,29 @@ import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import { ErrorBodySchema } from '../../daemon/openapi.js';
 import { defineRoute, type AnyRoute } from '../../daemon/route.js';
-import { pageLimit } from '../../daemon/schemas/page.js';
-import { approvalView } from '../../daemon/routes/approvals.js';
+import { approvalViewOf, approvalViews, type ApprovalContext } from '../../daemon/approval-view.js';
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResult,
   ApprovalStatus,
   ApprovalView,
 } from '../../daemon/schemas/approval.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../daemon/schemas/page.js';
+import { Surfaces } from '../../integration/surfaces.js';
 import type { ConsoleDeps } from '../deps.js';
 
-const ApprovalsQuery = z.strictObject({
+const ApprovalsQuery = PageQuery.extend({
   status: ApprovalStatus.default('pending'),
-  limit: pageLimit(100),
+  requester: z.string().min(1).max(200).optional().describe('only approvals this actor asked for'),
+  capability: z.string().min(1).max(200).optional().describe('only approvals of this capability'),
+});
+const SCOPE = 'console-approvals';
+const CursorKey = z.tuple([z.string(), z.string()]);
+
+const NO_SURFACES = new Surfaces(undefined);
+const context = (deps: ConsoleDeps): ApprovalContext => ({
+  store: deps.store,
+  surfaces: deps.surfaces ?? NO_SURFACES,
 });
 
 /**
@@ -27,21 +37,29 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/api/approvals',
-      summary: 'approvals the signed-in human may read, oldest first (default: pending)',
+      summary:
+        'approvals the signed-in human may read, newest first, paged (default: pending); filter by requester or capability',
       tag: 'Console approvals',
       auth: 'token',
       query: ApprovalsQuery,
       responses: {
-        200: { description: 'the approvals', schema: z.object({ items: z.array(ApprovalView) }) },
+        200: { description: 'a page of approvals', schema: pageOf(ApprovalView) },
       },
       handler: async ({ caller, query }) => {
+        const key = query.cursor === undefined ? undefined : decodeCursor(query.cursor, CursorKey, SCOPE);
         const page = await deps.store.approvals.list(
           caller.actor,
-          { limit: query.limit },
-          { status: query.status },
+          { limit: query.limit, after: key && { createdAt: key[0], id: key[1] } },
+          {
+            status: query.status,
+            order: 'newest',
+            ...(query.requester !== undefined ? { requesterId: query.requester } : {}),
+            ...(query.capability !== undefined ? { capability: query.capability } : {}),
+          },
           deps.clock(),
         );
-        return { items: page.items.map(approvalView) };
+        const items = await approvalViews(context(deps), caller.tenantId, page.items);
+        return wirePage({ items, next: page.next && [page.next.createdAt, page.next.id] }, SCOPE);
       },
     }),
     defineRoute({
@@ -73,7 +91,7 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
           at: deps.clock(),
         });
         return {
-          approval: approvalView(decided.approval),
+          approval: await approvalViewOf(context(deps), caller.tenantId, decided.approval),
           receipt_id: decided.receiptId,
           sequence: decided.sequence,
         };

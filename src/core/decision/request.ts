@@ -4,6 +4,13 @@ import type { Micros } from '../money.js';
 
 export type Route = 'action' | 'brokered';
 
+/**
+ * Where a decision's amount came from: the requester's own `amount_usd` (an estimate
+ * nobody checked), the capability's default estimate, or the operation's params, which
+ * are what the provider receives, so the figure judged is the figure that executes.
+ */
+export type AmountSource = 'requester_estimate' | 'capability_default' | 'params';
+
 /** A validated ActionRequest / BrokeredRequest (semantics.md, Decision requests). */
 export interface DecisionRequest {
   route: Route;
@@ -15,12 +22,15 @@ export interface DecisionRequest {
   step: string;
   /** null: the capability's default estimate applies */
   amountMicros: Micros | null;
+  amountSource: AmountSource;
   intent: string | null;
   params: Record<string, unknown> | null;
   correlationId: string | null;
   traceId: string | null;
   /** hex(SHA-256(CJSON(body without correlation fields))) */
   digest: string;
+  /** the validated body; `requestIdentity(body)` is what `digest` hashes and what an approval shows */
+  body: Readonly<Record<string, unknown>>;
 }
 
 /** The caller's own identifiers: journaled, never published, and not part of the request's identity. */
@@ -31,13 +41,18 @@ export const CORRELATION_FIELDS = ['correlation_id', 'trace_id'] as const;
  * `request_digest = hex(SHA-256(CJSON(body without correlation fields)))`.
  */
 export function requestDigest(body: Record<string, unknown>): string {
-  // Computed for every decision: one loop, and the hash takes the text as UTF-8 and answers
-  // in hex natively. cjson refuses lone surrogates, so the text always has a UTF-8 form.
+  // The hash takes the text as UTF-8 and answers in hex natively. cjson refuses lone
+  // surrogates, so the text always has a UTF-8 form.
+  return hash('sha256', cjson(requestIdentity(body)), 'hex');
+}
+
+/** The body a request digest binds: every member but the correlation fields. */
+export function requestIdentity(body: Record<string, unknown>): Record<string, unknown> {
   const identity: [string, unknown][] = [];
   for (const key of Object.keys(body)) {
     if (key !== CORRELATION_FIELDS[0] && key !== CORRELATION_FIELDS[1]) identity.push([key, body[key]]);
   }
-  return hash('sha256', cjson(Object.fromEntries(identity)), 'hex');
+  return Object.fromEntries(identity);
 }
 
 /** The members of an ActionRequest / BrokeredRequest body, as the API validated them. */

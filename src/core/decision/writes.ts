@@ -1,10 +1,11 @@
+import { cjson } from '../../evidence/cjson.js';
 import type { Appended, JournalAppend } from '../../evidence/journal-append.js';
 import type { Actor } from '../actor.js';
 import { newId } from '../ids.js';
 import { formatUsd, type Micros } from '../money.js';
 import { APPROVAL_TTL_MS } from './decide.js';
 import type { Outcome } from './outcome.js';
-import type { DecisionRequest } from './request.js';
+import { requestIdentity, type AmountSource, type DecisionRequest } from './request.js';
 import type { PendingExecution, Sealed, SealedReceipt } from './sealed.js';
 import type { BrokeredTarget } from './surface.js';
 
@@ -103,7 +104,10 @@ export interface OpenApprovalRow {
   action: string;
   requesterId: string;
   amountMicros: Micros;
+  amountSource: AmountSource;
   requestDigest: string;
+  /** CJSON of the body the digest binds (params included): what the approver is shown */
+  request: string;
   expiresAt: string;
   createdAt: string;
 }
@@ -228,7 +232,9 @@ export function planDecision(p: DecisionPlanInput, ids: IdSource = newId): Decis
         action: req.action,
         requesterId: caller.id,
         amountMicros: o.amountMicros,
+        amountSource: req.amountSource,
         requestDigest: req.digest,
+        request: cjson(requestIdentity(req.body)),
         expiresAt: approval.expiresAt!,
         createdAt: at,
       };

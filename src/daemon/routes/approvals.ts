@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
-import { formatUsd } from '../../core/money.js';
-import type { ApprovalRecord } from '../../store/query-ports.js';
+import { approvalViewOf, approvalViews } from '../approval-view.js';
 import type { DaemonDeps } from '../deps.js';
 import { ErrorBodySchema } from '../openapi.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -19,28 +18,6 @@ const ApprovalQuery = PageQuery.extend({
 });
 const SCOPE = 'approvals';
 const CursorKey = z.tuple([z.string(), z.string()]);
-
-export function approvalView(a: ApprovalRecord): z.output<typeof ApprovalView> {
-  return {
-    approval_id: a.id,
-    status: a.status,
-    intent_id: a.intentId,
-    task_id: a.taskId,
-    effect_key_step: a.step,
-    capability: a.capability,
-    action: a.action,
-    intent: a.intent,
-    requester_id: a.requesterId,
-    amount_usd: formatUsd(a.amountMicros),
-    request_digest: a.requestDigest,
-    decided_by: a.decidedBy,
-    decided_at: a.decidedAt,
-    channel: a.channel,
-    note: a.note,
-    expires_at: a.expiresAt,
-    created_at: a.createdAt,
-  };
-}
 
 const READERS =
   'readers: humans with the approver, operator or administrator role, the capability’s named approvers, and the requester';
@@ -65,10 +42,8 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
           query.status !== undefined ? { status: query.status } : {},
           deps.clock(),
         );
-        return wirePage(
-          { items: page.items.map(approvalView), next: page.next && [page.next.createdAt, page.next.id] },
-          SCOPE,
-        );
+        const items = await approvalViews(deps, caller.tenantId, page.items);
+        return wirePage({ items, next: page.next && [page.next.createdAt, page.next.id] }, SCOPE);
       },
     }),
     defineRoute({
@@ -89,7 +64,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
       handler: async ({ caller, params }) => {
         const approval = await deps.store.approvals.get(caller.actor, params.id, deps.clock());
         if (!approval) throw new SvcError('not_found', 'no such approval');
-        return approvalView(approval);
+        return approvalViewOf(deps, caller.tenantId, approval);
       },
     }),
     defineRoute({
@@ -129,7 +104,7 @@ export function approvalRoutes(deps: DaemonDeps): AnyRoute[] {
           at: deps.clock(),
         });
         return {
-          approval: approvalView(decided.approval),
+          approval: await approvalViewOf(deps, caller.tenantId, decided.approval),
           receipt_id: decided.receiptId,
           sequence: decided.sequence,
         };

@@ -91,8 +91,8 @@ function brokeredRoute(
     responses: withResume(responses, mode),
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);
-      const req = toDecisionRequest('brokered', body);
-      const prepared = await deps.broker.prepare(req);
+      const prepared = await deps.broker.prepare(toDecisionRequest('brokered', body));
+      const req = prepared.request;
       if (prepared.diagnostic !== undefined) {
         request.log.warn(
           { surface_problem: prepared.diagnostic },

@@ -23,7 +23,9 @@ export const ActionRequestBody = z
     amount_usd: z
       .number()
       .optional()
-      .describe('USD, at most 6 decimal places, 0 to 1e12; default: the capability estimate'),
+      .describe(
+        "the requester's estimate in USD, at most 6 decimal places, 0 to 1e12; default: the capability estimate. When the operation derives its amount from a param (brokered route), the derived amount applies and a different amount_usd is refused",
+      ),
     intent: z.string().max(500).optional().describe('a short human description, published in receipts'),
     params: z
       .record(z.string(), z.unknown())
@@ -53,11 +55,13 @@ export function toDecisionRequest(route: Route, body: ActionRequestBody): Decisi
     taskId: body.task_id,
     step: body.effect_key_step,
     amountMicros: body.amount_usd === undefined ? null : parseUsd(body.amount_usd, 'amount_usd'),
+    amountSource: body.amount_usd === undefined ? 'capability_default' : 'requester_estimate',
     intent: body.intent ?? null,
     params: body.params ?? null,
     correlationId: body.correlation_id ?? null,
     traceId: body.trace_id ?? null,
     digest: actionRequestDigest(body),
+    body,
   };
 }
 

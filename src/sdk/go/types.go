@@ -215,14 +215,35 @@ type Approval struct {
 	Action        string  `json:"action"`
 	Intent        *string `json:"intent"`
 	RequesterID   string  `json:"requester_id"`
-	AmountUSD     float64 `json:"amount_usd"`
-	RequestDigest string  `json:"request_digest"`
-	DecidedBy     *string `json:"decided_by"`
-	DecidedAt     *string `json:"decided_at"`
-	Channel       *string `json:"channel"`
-	Note          *string `json:"note"`
-	ExpiresAt     string  `json:"expires_at"`
-	CreatedAt     string  `json:"created_at"`
+	// AmountUSD is what the approval binds; the requester's own estimate unless AmountSource says otherwise.
+	AmountUSD float64 `json:"amount_usd"`
+	// AmountSource: "requester_estimate", "capability_default" or "params"; nil for approvals opened before it was recorded.
+	AmountSource *string `json:"amount_source"`
+	// Params are the params the deferred request carried, exactly; nil when none.
+	Params map[string]any `json:"params"`
+	// Request is the body RequestDigest binds: hex(SHA-256(CJSON(Request))).
+	Request map[string]any `json:"request"`
+	// ProviderRequest is what a brokered capability would send for these params, without the credential.
+	ProviderRequest *ProviderRequest `json:"provider_request"`
+	RequestDigest   string           `json:"request_digest"`
+	DecidedBy       *string          `json:"decided_by"`
+	DecidedAt       *string          `json:"decided_at"`
+	Channel         *string          `json:"channel"`
+	Note            *string          `json:"note"`
+	ExpiresAt       string           `json:"expires_at"`
+	CreatedAt       string           `json:"created_at"`
+}
+
+// ProviderRequest is the request a brokered operation makes of an approval's params, as the
+// connector would send it; the credential is added at execution and never shown.
+type ProviderRequest struct {
+	SurfaceID        string            `json:"surface_id"`
+	Operation        string            `json:"operation"`
+	Method           string            `json:"method"`
+	URL              string            `json:"url"`
+	Headers          map[string]string `json:"headers"`
+	CredentialHeader string            `json:"credential_header"`
+	Body             *string           `json:"body"`
 }
 
 type ApprovalDecisionResult struct {

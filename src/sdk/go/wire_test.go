@@ -57,6 +57,7 @@ func TestStructsMatchTheOpenAPIDocument(t *testing.T) {
 		"ExecutionProfile":          svc.ExecutionProfile{},
 		"Approval":                  svc.Approval{},
 		"ApprovalDecisionResult":    svc.ApprovalDecisionResult{},
+		"ProviderRequest":           svc.ProviderRequest{},
 		"AccessRequest":             svc.AccessRequest{},
 		"AccessReceipt":             svc.AccessReceipt{},
 		"AccessStepResult":          svc.AccessStepResult{},

@@ -1,14 +1,10 @@
 import type { Actor } from '../../core/actor.js';
-import {
-  decisionRefusal,
-  readsAllApprovals,
-  readsApproval,
-  type ApprovalStatus,
-} from '../../core/approval.js';
+import { decisionRefusal, readsAllApprovals, readsApproval } from '../../core/approval.js';
 import { SvcError } from '../../core/errors.js';
 import { approvalRecord } from '../../core/records/approval-record.js';
 import type {
   ApprovalDecisionInput,
+  ApprovalFilter,
   ApprovalKey,
   ApprovalRecord,
   Approvals,
@@ -25,7 +21,7 @@ import { lockTenant } from './locks.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
 const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
-    a.amount_micros, a.request_digest, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
+    a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT CASE WHEN json_typeof(j.record::json -> 'intent') = 'string' THEN j.record::json ->> 'intent' END
        FROM intents i JOIN journal j ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
          AND j.tombstone IS NULL
@@ -44,9 +40,10 @@ export class PgApprovals implements Approvals {
   async list(
     viewer: Actor,
     page: Keyset<ApprovalKey>,
-    filter: { status?: ApprovalStatus },
+    filter: ApprovalFilter,
     now: Date,
   ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>> {
+    const [after, dir] = filter.order === 'newest' ? ['<', 'DESC'] : ['>', 'ASC'];
     // `expired` is not stored: pending and approved rows past their expiry answer as expired.
     const rows = await this.db.query<ApprovalRow>(
       `${SELECT} WHERE a.tenant_id = $1
@@ -56,8 +53,10 @@ export class PgApprovals implements Approvals {
            OR ($4 = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= $5)
            OR ($4 IN ('pending', 'approved') AND a.status = $4 AND a.expires_at > $5)
            OR ($4 IN ('denied', 'consumed') AND a.status = $4))
-         AND ($6::text IS NULL OR (a.created_at, a.id) > ($6, $7::text))
-       ORDER BY a.created_at, a.id LIMIT $8`,
+         AND ($6::text IS NULL OR (a.created_at, a.id) ${after} ($6, $7::text))
+         AND ($9::text IS NULL OR a.requester_id = $9)
+         AND ($10::text IS NULL OR a.capability = $10)
+       ORDER BY a.created_at ${dir}, a.id ${dir} LIMIT $8`,
       [
         viewer.tenantId,
         readsAllApprovals(viewer),
@@ -67,6 +66,8 @@ export class PgApprovals implements Approvals {
         page.after?.createdAt ?? null,
         page.after?.id ?? null,
         page.limit + 1,
+        filter.requesterId ?? null,
+        filter.capability ?? null,
       ],
     );
     return keysetPage(

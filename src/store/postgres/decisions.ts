@@ -145,8 +145,8 @@ export class PgDecisions implements DecisionStore {
       parts.push({
         what: 'the approval',
         sql: `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id,
-            amount_micros, request_digest, status, expires_at, created_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)`,
+            amount_micros, request_digest, status, expires_at, created_at, request, amount_source)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12, $13, $14)`,
         params: openApprovalValues(t, p.openApproval),
       });
     }

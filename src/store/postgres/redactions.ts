@@ -65,7 +65,7 @@ async function eraseOperationalCopies(tx: PgTx, tenant: string, from: number, to
     params,
   );
   await tx.query(`UPDATE effect_keys SET request_digest = '' ${where}`, params);
-  await tx.query(`UPDATE approvals SET request_digest = '', note = NULL ${where}`, params);
+  await tx.query(`UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`, params);
   await tx.query(`UPDATE executions SET effect_id = NULL, digest = NULL ${where}`, params);
 }
 

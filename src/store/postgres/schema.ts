@@ -474,4 +474,12 @@ const MIGRATION_2 = `
   CREATE INDEX approvals_open_by_task ON approvals(tenant_id, task_id, expires_at) WHERE status = 'pending';
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), MIGRATION_2];
+/** An approval keeps the body it binds: as SQLite's migration 10. */
+const MIGRATION_3 = `
+  ALTER TABLE approvals ADD COLUMN request TEXT;
+  ALTER TABLE approvals ADD COLUMN amount_source TEXT
+    CHECK (amount_source IN ('requester_estimate', 'capability_default', 'params'));
+  CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), MIGRATION_2, collateC(MIGRATION_3)];

@@ -1,4 +1,5 @@
 import { effectiveStatus, type ApprovalFacts, type StoredApprovalStatus } from '../../core/approval.js';
+import type { AmountSource } from '../../core/decision/request.js';
 import type { ApprovalRecord } from '../query-ports.js';
 import { micros, type DbInt } from './numbers.js';
 
@@ -14,6 +15,8 @@ export interface ApprovalRow {
   requester_id: string;
   amount_micros: DbInt;
   request_digest: string;
+  amount_source: AmountSource | null;
+  request: string | null;
   decided_by: string | null;
   decided_at: string | null;
   channel: string | null;
@@ -52,6 +55,8 @@ export function toApprovalRecord(r: ApprovalRow, now: Date): ApprovalRecord {
     requesterId: r.requester_id,
     amountMicros: micros(r.amount_micros),
     requestDigest: r.request_digest,
+    amountSource: r.amount_source,
+    request: r.request,
     // a JSON record may hold a non-string intent; only text is an intent's description
     intent: typeof r.intent === 'string' ? r.intent : null,
     decidedBy: r.decided_by,

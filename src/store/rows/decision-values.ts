@@ -66,5 +66,7 @@ export function openApprovalValues(tenantId: string, a: OpenApprovalRow): unknow
     a.requestDigest,
     a.expiresAt,
     a.createdAt,
+    a.request,
+    a.amountSource,
   ];
 }

@@ -4,12 +4,12 @@ import {
   readsAllApprovals,
   readsApproval,
   type StoredApprovalStatus,
-  type ApprovalStatus,
 } from '../../core/approval.js';
 import { SvcError } from '../../core/errors.js';
 import { approvalRecord } from '../../core/records/approval-record.js';
 import type {
   ApprovalDecisionInput,
+  ApprovalFilter,
   ApprovalKey,
   ApprovalRecord,
   Approvals,
@@ -26,7 +26,7 @@ import { writeTransaction } from './write-lock.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
 const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
-    a.amount_micros, a.request_digest, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
+    a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT json_extract(j.record, '$.intent') FROM intents i JOIN journal j
        ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id AND j.tombstone IS NULL
      WHERE i.tenant_id = a.tenant_id AND i.id = a.intent_id) AS intent,
@@ -38,10 +38,32 @@ interface PageParams {
   all: number;
   viewer: string;
   status: string | null;
+  requester: string | null;
+  capability: string | null;
   now: string;
   after_created: string | null;
   after_id: string | null;
   limit: number;
+}
+
+// `expired` is not stored: pending and approved rows past their expiry answer as expired.
+function approvalPage(db: Db, order: 'oldest' | 'newest') {
+  const [after, dir] = order === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
+  return db
+    .prepare<[PageParams], ApprovalRow>(
+      `${SELECT} WHERE a.tenant_id = @tenant
+         AND (@all = 1 OR a.requester_id = @viewer OR EXISTS (SELECT 1 FROM json_each(c.approvers) n
+           WHERE n.value = @viewer))
+         AND (@status IS NULL
+           OR (@status = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= @now)
+           OR (@status IN ('pending', 'approved') AND a.status = @status AND a.expires_at > @now)
+           OR (@status IN ('denied', 'consumed') AND a.status = @status))
+         AND (@requester IS NULL OR a.requester_id = @requester)
+         AND (@capability IS NULL OR a.capability = @capability)
+         AND (@after_created IS NULL OR (a.created_at, a.id) ${after} (@after_created, @after_id))
+       ORDER BY a.created_at ${dir}, a.id ${dir} LIMIT @limit`,
+    )
+    .safeIntegers(true);
 }
 
 export class SqliteApprovals implements Approvals {
@@ -54,20 +76,7 @@ export class SqliteApprovals implements Approvals {
       one: db
         .prepare<[string, string], ApprovalRow>(`${SELECT} WHERE a.tenant_id = ? AND a.id = ?`)
         .safeIntegers(true),
-      // `expired` is not stored: pending and approved rows past their expiry answer as expired.
-      page: db
-        .prepare<[PageParams], ApprovalRow>(
-          `${SELECT} WHERE a.tenant_id = @tenant
-             AND (@all = 1 OR a.requester_id = @viewer OR EXISTS (SELECT 1 FROM json_each(c.approvers) n
-               WHERE n.value = @viewer))
-             AND (@status IS NULL
-               OR (@status = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= @now)
-               OR (@status IN ('pending', 'approved') AND a.status = @status AND a.expires_at > @now)
-               OR (@status IN ('denied', 'consumed') AND a.status = @status))
-             AND (@after_created IS NULL OR (a.created_at, a.id) > (@after_created, @after_id))
-           ORDER BY a.created_at, a.id LIMIT @limit`,
-        )
-        .safeIntegers(true),
+      page: { oldest: approvalPage(db, 'oldest'), newest: approvalPage(db, 'newest') },
       actor: db.prepare<[string, string], ActorRow>('SELECT * FROM actors WHERE tenant_id = ? AND id = ?'),
       decide: db.prepare<
         [StoredApprovalStatus, string, string, string, string | null, string, string, string]
@@ -81,14 +90,16 @@ export class SqliteApprovals implements Approvals {
   async list(
     viewer: Actor,
     page: Keyset<ApprovalKey>,
-    filter: { status?: ApprovalStatus },
+    filter: ApprovalFilter,
     now: Date,
   ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>> {
-    const rows = this.q.page.all({
+    const rows = this.q.page[filter.order ?? 'oldest'].all({
       tenant: viewer.tenantId,
       all: readsAllApprovals(viewer) ? 1 : 0,
       viewer: viewer.id,
       status: filter.status ?? null,
+      requester: filter.requesterId ?? null,
+      capability: filter.capability ?? null,
       now: now.toISOString(),
       after_created: page.after?.createdAt ?? null,
       after_id: page.after?.id ?? null,

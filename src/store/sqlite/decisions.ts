@@ -66,7 +66,8 @@ export class SqliteDecisions implements DecisionStore {
       dropKey: db.prepare('DELETE FROM effect_keys WHERE tenant_id = ? AND task_id = ? AND step = ?'),
       openApproval: db.prepare(
         `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id, amount_micros,
-           request_digest, status, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+           request_digest, status, expires_at, created_at, request, amount_source)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
       ),
       consumeApproval: db.prepare(
         `UPDATE approvals SET status = 'consumed', consumed_at = ? WHERE tenant_id = ? AND id = ? AND status = 'approved'`,

@@ -508,4 +508,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_open_by_requester ON approvals(tenant_id, requester_id, expires_at) WHERE status = 'pending';
   CREATE INDEX approvals_open_by_task ON approvals(tenant_id, task_id, expires_at) WHERE status = 'pending';
   `,
+  // 10: an approval keeps the body its digest
+  // binds (params included, as CJSON) and where its amount came from, so every approval
+  // surface shows what would run. Approvals opened earlier keep NULL: their body was never
+  // stored. The index serves the console's newest-first pages.
+  `
+  ALTER TABLE approvals ADD COLUMN request TEXT;
+  ALTER TABLE approvals ADD COLUMN amount_source TEXT
+    CHECK (amount_source IN ('requester_estimate', 'capability_default', 'params'));
+  CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
+  `,
 ];

@@ -103,7 +103,9 @@ export class SqliteRedactions implements Redactions {
       `UPDATE intents SET request_digest = '', request = '{}', reason = NULL WHERE tenant_id = @tenant AND id IN ${ofRange}`,
     ).run(params);
     prep(this.db, `UPDATE effect_keys SET request_digest = '' ${where}`).run(params);
-    prep(this.db, `UPDATE approvals SET request_digest = '', note = NULL ${where}`).run(params);
+    prep(this.db, `UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`).run(
+      params,
+    );
     prep(this.db, `UPDATE executions SET effect_id = NULL, digest = NULL ${where}`).run(params);
   }
 

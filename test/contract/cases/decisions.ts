@@ -1,4 +1,4 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
@@ -268,6 +268,51 @@ export function decisionContract(h: () => StoreHarness): void {
       );
       const opened = answers.filter((s) => s.outcome === 'deferred').map((s) => s.approval?.approvalId);
       expect(new Set(opened).size).toBe(5);
+    });
+  });
+
+  describe('approvals as their readers see them', () => {
+    it('keep the body their digest binds, and list newest first by page, requester and capability', async () => {
+      const store = await h().open();
+      await provision(store);
+      const opened: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const params = i === 0 ? { amount_cents: 99999999, destination: 'acct-mallory' } : undefined;
+        const amount = i % 2 === 0 ? 0.01 : undefined;
+        const req = request('payments.send', 'keys', `ap-${i}`, amount, params);
+        const d = (await store.decisions.decide(req, bot, 'new', rules)) as SealedDecision;
+        opened.push(d.approval!.approvalId);
+        // created_at orders the list; the clock of the decision is the real one here
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const alice = human('acme', 'alice', { roles: ['administrator', 'approver'] });
+      const first = (await store.approvals.get(alice, opened[0]!, new Date()))!;
+      expect(first.amountSource).toBe('requester_estimate');
+      expect(JSON.parse(first.request!)).toMatchObject({
+        amount_usd: 0.01,
+        params: { amount_cents: 99999999, destination: 'acct-mallory' },
+      });
+      expect(createHash('sha256').update(first.request!).digest('hex')).toBe(first.requestDigest);
+      expect((await store.approvals.get(alice, opened[1]!, new Date()))!.amountSource).toBe(
+        'capability_default',
+      );
+
+      const newest = [...opened].reverse();
+      const seen: string[] = [];
+      let after: { createdAt: string; id: string } | undefined;
+      do {
+        const page = await store.approvals.list(alice, { limit: 2, after }, { order: 'newest' }, new Date());
+        seen.push(...page.items.map((a) => a.id));
+        after = page.next;
+      } while (after !== undefined);
+      expect(seen).toEqual(newest);
+      const ids = async (filter: Parameters<Store['approvals']['list']>[2]) =>
+        (await store.approvals.list(alice, { limit: 50 }, filter, new Date())).items.map((a) => a.id);
+      expect(await ids({})).toEqual(opened);
+      expect(await ids({ order: 'newest', requesterId: 'bot' })).toEqual(newest);
+      expect(await ids({ requesterId: 'alice' })).toEqual([]);
+      expect(await ids({ capability: 'payments.send', status: 'pending' })).toEqual(opened);
+      expect(await ids({ capability: 'crm.paid' })).toEqual([]);
     });
   });
 

@@ -53,11 +53,13 @@ function request(over: Partial<DecisionRequest> = {}): DecisionRequest {
     taskId: 'task-1',
     step: 'step-1',
     amountMicros: 2_500_000n,
+    amountSource: 'requester_estimate',
     intent: 'refund order 42',
     params: null,
     correlationId: 'corr-1',
     traceId: null,
     digest: 'd'.repeat(64),
+    body: { amount_usd: 2.5, correlation_id: 'corr-1', params: { order: 42 } },
     ...over,
   };
 }
@@ -207,12 +209,16 @@ describe('planDecision: what each sealed outcome changes', () => {
       action: 'refund',
       requesterId: 'bot',
       amountMicros: 2_500_000n,
+      amountSource: 'requester_estimate',
       requestDigest: 'd'.repeat(64),
+      // the body the digest binds, params included, correlation fields left out
+      request: '{"amount_usd":2.5,"params":{"order":42}}',
       expiresAt: new Date(NOW.getTime() + APPROVAL_TTL_MS).toISOString(),
       createdAt: AT,
     });
     expect(w.effectKey).toMatchObject({ op: 'defer', state: 'deferred' });
     expect(w.journal).toMatchObject({ allowed: false, amountMicros: 0n });
+    expect(w.journal.record).not.toHaveProperty('params');
     expect(w.journal.record).toMatchObject({
       outcome: 'deferred',
       amount_usd: 0,

@@ -11,6 +11,7 @@ const op = (over: Partial<OperationSpec> = {}): OperationSpec => ({
   body: 'params',
   effectId: '/id',
   returnBody: false,
+  amount: null,
   ...over,
 });
 

@@ -1,36 +1,69 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { approvalBinding, type BoundRequest } from '../../../core/approval-binding.js';
 import { describe, get, post, type Session } from '../api.js';
-import { Loading, usd, when } from './common.js';
+import { Loading, when } from './common.js';
 
-interface Approval {
+interface Approval extends BoundRequest {
   approval_id: string;
   status: string;
   intent_id: string;
-  task_id: string;
-  effect_key_step: string;
-  capability: string;
-  action: string;
-  intent: string | null;
-  requester_id: string;
-  amount_usd: number;
-  request_digest: string;
   expires_at: string;
   created_at: string;
 }
 
-const POLL_MS = 3000;
+interface Page {
+  items: Approval[];
+  next_cursor: string | null;
+}
 
-/** Pending approvals, refreshed every few seconds so new ones appear without a reload. */
+const POLL_MS = 3000;
+const PAGE_SIZE = 20;
+
+/** What the approval binds, exactly as every approval surface renders it. */
+function Binding({ a }: { a: Approval }) {
+  return (
+    <dl class="facts binding">
+      {approvalBinding(a).map((f) => (
+        <Fragment key={f.key}>
+          <dt>{f.label}</dt>
+          <dd data-fact={f.key}>
+            {f.key === 'params' || f.key === 'body' || f.key === 'digest' ? <code>{f.value}</code> : f.value}
+          </dd>
+        </Fragment>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * Pending approvals, newest first, a page at a time, refreshed every few seconds so new ones
+ * appear without a reload. Older pages and the filters reach every one of them, however
+ * many another requester has opened.
+ */
 export function ApprovalsPage({ session }: { session: Session }) {
-  const [items, setItems] = useState<Approval[] | undefined>(undefined);
+  const [page, setPage] = useState<Page | undefined>(undefined);
   const [error, setError] = useState('');
+  // cursors of the pages before this one; the last is this page's own (null: the newest)
+  const [trail, setTrail] = useState<(string | null)[]>([null]);
+  const [filter, setFilter] = useState({ requester: '', capability: '' });
+  const [draft, setDraft] = useState({ requester: '', capability: '' });
   const [confirming, setConfirming] = useState<{ a: Approval; decision: 'approve' | 'deny' } | null>(null);
   const [note, setNote] = useState('');
   const [message, setMessage] = useState('');
+  const cursor = trail[trail.length - 1] ?? null;
+
+  const url = () => {
+    const q = new URLSearchParams({ status: 'pending', limit: String(PAGE_SIZE) });
+    if (filter.requester) q.set('requester', filter.requester);
+    if (filter.capability) q.set('capability', filter.capability);
+    if (cursor !== null) q.set('cursor', cursor);
+    return `/api/approvals?${q.toString()}`;
+  };
   const refresh = () =>
-    get<{ items: Approval[] }>('/api/approvals?status=pending').then(
+    get<Page>(url()).then(
       (r) => {
-        setItems(r.items);
+        setPage(r);
         setError('');
       },
       (err) => setError(describe(err)),
@@ -39,7 +72,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
     void refresh();
     const timer = setInterval(() => void refresh(), POLL_MS);
     return () => clearInterval(timer);
-  }, []);
+  }, [cursor, filter.requester, filter.capability]);
 
   const decide = async () => {
     if (!confirming) return;
@@ -60,16 +93,44 @@ export function ApprovalsPage({ session }: { session: Session }) {
     void refresh();
   };
 
-  if (items === undefined) return <Loading error={error} />;
+  if (page === undefined) return <Loading error={error} />;
   const approver = session.roles.includes('approver');
+  const items = page.items;
   return (
     <section>
       <h2>Approvals</h2>
       <p class="muted">
-        Pending approvals of irreversible actions, exactly as they would run. New ones appear within{' '}
-        {POLL_MS / 1000} seconds.
+        Pending approvals, newest first, each with the request it binds: the params and, for a brokered
+        capability, the provider request they make. An amount is the requester’s estimate unless it says it
+        comes from the params. New ones appear within {POLL_MS / 1000} seconds.
         {!approver && ' You do not hold the approver role: only the capability’s named approvers may decide.'}
       </p>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter({ requester: draft.requester.trim(), capability: draft.capability.trim() });
+          setTrail([null]);
+        }}
+      >
+        <input
+          id="filter-requester"
+          placeholder="requester"
+          aria-label="Filter by requester"
+          value={draft.requester}
+          onInput={(e) => setDraft({ ...draft, requester: (e.target as HTMLInputElement).value })}
+        />
+        <input
+          id="filter-capability"
+          placeholder="capability"
+          aria-label="Filter by capability"
+          value={draft.capability}
+          onInput={(e) => setDraft({ ...draft, capability: (e.target as HTMLInputElement).value })}
+        />
+        <button type="submit" id="apply-filter">
+          Filter
+        </button>
+      </form>
       {message && (
         <p class="notice" role="status">
           {message}
@@ -77,16 +138,12 @@ export function ApprovalsPage({ session }: { session: Session }) {
       )}
       {error && <p class="error">{error}</p>}
       {items.length === 0 ? (
-        <p class="empty">No pending approvals.</p>
+        <p class="empty">No pending approvals{trail.length > 1 ? ' on this page' : ''}.</p>
       ) : (
         <table class="approvals">
           <thead>
             <tr>
-              <th>Capability</th>
-              <th>Amount</th>
-              <th>Task</th>
-              <th>Asked by</th>
-              <th>Request digest</th>
+              <th>What it binds</th>
               <th>Expires</th>
               <th />
             </tr>
@@ -95,16 +152,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
             {items.map((a) => (
               <tr key={a.approval_id} data-approval={a.approval_id}>
                 <td>
-                  <strong>{a.capability}</strong> <span class="dim">{a.action}</span>
-                  {a.intent && <div class="muted">{a.intent}</div>}
-                </td>
-                <td class="num">{usd(a.amount_usd)}</td>
-                <td>
-                  {a.task_id} <span class="dim">step {a.effect_key_step}</span>
-                </td>
-                <td>{a.requester_id}</td>
-                <td>
-                  <code title={a.request_digest}>{a.request_digest.slice(0, 16)}…</code>
+                  <Binding a={a} />
                 </td>
                 <td>{when(a.expires_at)}</td>
                 <td class="actions">
@@ -120,24 +168,26 @@ export function ApprovalsPage({ session }: { session: Session }) {
           </tbody>
         </table>
       )}
+      <div class="row pager">
+        <button id="newer-page" disabled={trail.length === 1} onClick={() => setTrail(trail.slice(0, -1))}>
+          ← Newer
+        </button>
+        <span class="muted">page {trail.length}</span>
+        <button
+          id="older-page"
+          disabled={page.next_cursor === null}
+          onClick={() => page.next_cursor !== null && setTrail([...trail, page.next_cursor])}
+        >
+          Older →
+        </button>
+      </div>
       {confirming && (
         <div class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-title">
-          <div class="card">
+          <div class="card wide">
             <h3 id="confirm-title">
               {confirming.decision === 'approve' ? 'Approve' : 'Deny'} {confirming.a.capability}?
             </h3>
-            <dl class="facts">
-              <dt>Amount</dt>
-              <dd>{usd(confirming.a.amount_usd)}</dd>
-              <dt>Task</dt>
-              <dd>{confirming.a.task_id}</dd>
-              <dt>Asked by</dt>
-              <dd>{confirming.a.requester_id}</dd>
-              <dt>Request digest</dt>
-              <dd>
-                <code>{confirming.a.request_digest}</code>
-              </dd>
-            </dl>
+            <Binding a={confirming.a} />
             <label>
               Note (journaled)
               <input

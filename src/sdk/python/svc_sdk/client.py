@@ -172,6 +172,7 @@ class SvcClient:
         return self._call("GET", "/v1/approvals", query={"limit": limit, "cursor": cursor, "status": status})
 
     def approval(self, id: str) -> Dict[str, Any]:
+        """GET /v1/approvals/{id}: what it binds (request, params, provider_request, amount_usd and amount_source)."""
         return self._call("GET", f"/v1/approvals/{_id(id)}")
 
     def decide_approval(self, id: str, decision: str, note: Optional[str] = None) -> Dict[str, Any]:
