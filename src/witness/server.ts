@@ -66,7 +66,7 @@ export function buildWitnessApp(witness: LogWitness, opts: WitnessAppOptions = {
   app.get('/v1/head', async (request) => {
     const { log_id: logId } = parse(HeadQuery, request.query, 'query');
     const head = witness.lastHead(logId);
-    if (head === undefined) throw new SvcError('not_found', `no head of log ${logId} cosigned yet`);
+    if (head === undefined) throw new SvcError('not_found', 'no head of this log cosigned yet');
     return { head };
   });
   app.post('/v1/cosign', async (request) => {
