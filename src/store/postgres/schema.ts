@@ -468,4 +468,14 @@ function collateC(sql: string): string {
   return sql.replace(/ TEXT(?=[ ,\n])/g, ' TEXT COLLATE "C"');
 }
 
-export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1)];
+/** Editor logo (sqlite/migrations.ts 9): the logo bytes kept with their theme revision. */
+const MIGRATION_EDITOR_LOGO = `
+  ALTER TABLE themes
+    ADD COLUMN logo_name TEXT,
+    ADD COLUMN logo BYTEA,
+    ADD CONSTRAINT themes_logo_name CHECK (logo_name ~ '^logo-[0-9a-f]{64}[.](png|jpg|webp)$'),
+    ADD CONSTRAINT themes_logo_pair CHECK ((logo IS NULL) = (logo_name IS NULL));
+  CREATE INDEX themes_logo ON themes (tenant_id, logo_name) WHERE logo_name IS NOT NULL;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), collateC(MIGRATION_EDITOR_LOGO)];
