@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -525,6 +526,41 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect((await call(c, olga, `/tenant-assets/${sha}.png`)).status).toBe(404);
       const doc = (await call(c, alice, '/api/settings/appearance')).body;
       expect(doc.settings.logo.data_url).toBe(dataUrl('image/png', pngBytes()));
+    });
+
+    it('refuses a theme file or logo that is a FIFO, a directory or a 150 MB sparse file, naming the field, unread', async () => {
+      const fifo = join(brand.path, 'assets', 'fifo.png');
+      execFileSync('mkfifo', [fifo]);
+      mkdirSync(join(brand.path, 'assets', 'dir.png'));
+      const sparse = join(brand.path, 'assets', 'sparse.png');
+      writeFileSync(sparse, '');
+      truncateSync(sparse, 150 * 1024 * 1024);
+      const before = process.memoryUsage().rss;
+      for (const [path, reason] of [
+        [fifo, /is a FIFO, not a regular file/],
+        [join(brand.path, 'assets', 'dir.png'), /is a directory, not a regular file/],
+        [sparse, /is larger than 1048576 bytes/],
+      ] as const) {
+        await expect(install(path)).rejects.toMatchObject({
+          field: 'file',
+          reason: expect.stringMatching(reason),
+        });
+      }
+      for (const [name, reason] of [
+        ['fifo.png', /is a FIFO, not a regular file/],
+        ['dir.png', /is a directory, not a regular file/],
+        ['sparse.png', /is larger than 1048576 bytes/],
+      ] as const) {
+        await expect(
+          install(themeFile({ logo: { url: `/tenant-assets/${name}`, alt: 'x' } })),
+        ).rejects.toMatchObject({
+          field: 'logo.url',
+          reason: expect.stringMatching(reason),
+        });
+      }
+      // Neither 150 MB file was read into memory (a whole read took the file's size and more).
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+      expect((await call(c, alice, '/api/theme')).status).toBe(404);
     });
 
     it('places a font by its bytes and serves it as font/woff2', async () => {
