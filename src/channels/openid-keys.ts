@@ -2,6 +2,7 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } f
 import { request } from 'undici';
 import { checkMetadataUrl } from '../core/channel.js';
 import { SvcError } from '../core/errors.js';
+import { BodyTooLarge, readCappedBody } from '../io/capped-body.js';
 
 export interface OpenIdKeyOptions {
   /** each fetch (metadata, then keys) gives up after this long */
@@ -115,11 +116,13 @@ export class OpenIdKeys {
         await res.body.dump();
         throw unavailable(`the ${what} at ${url} answered HTTP ${res.statusCode}`);
       }
-      const bytes = Buffer.from(await res.body.arrayBuffer());
-      if (bytes.length > MAX_DOCUMENT_BYTES) throw unavailable(`the ${what} at ${url} is too large`);
-      text = bytes.toString('utf8');
+      // Counted as it arrives: a platform (or whoever answers for it) sending megabytes is
+      // cut off at the cap, not downloaded whole first.
+      text = (await readCappedBody(res, MAX_DOCUMENT_BYTES)).toString('utf8');
     } catch (err) {
       if (err instanceof SvcError) throw err;
+      if (err instanceof BodyTooLarge)
+        throw unavailable(`the ${what} at ${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
       throw unavailable(`the ${what} at ${url} cannot be fetched: ${(err as Error).message}`, err);
     }
     try {

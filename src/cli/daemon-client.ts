@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { SvcError, type ErrorCode } from '../core/errors.js';
+import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
+import { BodyTooLarge, MAX_DAEMON_ANSWER, readCappedBody } from '../io/capped-body.js';
 import type { DaemonAddress } from '../store/daemon-address.js';
 
 /** Where `svc daemon start` listens by default: TLS with the deployment certificate. */
@@ -83,15 +84,11 @@ export function clientSettings(
   const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined) ?? localCa;
   let ca: string | undefined;
   if (caFile !== undefined) {
-    try {
-      ca = readFileSync(caFile, 'utf8');
-    } catch (err) {
-      throw new SvcError('usage', `ca-cert: cannot read ${caFile}: ${(err as Error).message}`, {
-        field: 'ca-cert',
-        remedy:
-          'point SVC_CA_CERT or --ca-cert at the deployment certificate (`svc init` prints it as ca_cert)',
-      });
-    }
+    ca = readBoundedText('ca-cert', caFile, MAX_PEM_FILE, {
+      code: 'usage',
+      remedy:
+        'point SVC_CA_CERT or --ca-cert at the deployment certificate (`svc init` prints it as ca_cert)',
+    });
   }
   const source =
     explicit !== undefined
@@ -210,8 +207,17 @@ export class DaemonClient {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       status = res.statusCode;
-      text = await res.body.text();
+      text = (await readCappedBody(res, MAX_DAEMON_ANSWER)).toString('utf8');
     } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        throw new SvcError(
+          'internal',
+          `the server at ${endpoint} answered with more than ${err.limit} bytes`,
+          {
+            remedy: 'check that SVC_ENDPOINT points at an svc daemon',
+          },
+        );
+      }
       throw unreachable(endpoint, err, this.settings.source);
     }
     let parsed: unknown;

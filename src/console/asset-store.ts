@@ -7,18 +7,21 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
   realpathSync,
   renameSync,
   writeSync,
 } from 'node:fs';
 import { join, sep } from 'node:path';
 import { SvcError } from '../core/errors.js';
+import { readBoundedFile } from '../io/bounded-file.js';
 import { MANAGED_ASSET_NAME } from '../core/theme/asset-url.js';
 import { CONTENT_TYPES, EXTENSIONS, sniffMedia, type MediaKind } from '../core/theme/media.js';
 import type { DataDir } from '../store/data-dir.js';
 
 export type StoredKind = keyof typeof CONTENT_TYPES;
+
+/** The largest file provisioning places (a font, provisioning/theme.ts): nothing larger is served. */
+const MAX_MANAGED_FILE = 4 * 1024 * 1024;
 
 export interface ManagedAsset {
   name: string;
@@ -76,7 +79,12 @@ export class AssetStore {
       return undefined;
     }
     if (!stat.isFile()) return undefined;
-    const bytes = readFileSync(path);
+    let bytes: Buffer;
+    try {
+      bytes = readBoundedFile('name', path, MAX_MANAGED_FILE);
+    } catch {
+      return undefined;
+    }
     const kind: MediaKind = sniffMedia(bytes);
     if (kind === 'svg' || kind === 'unknown') return undefined;
     return { bytes, contentType: CONTENT_TYPES[kind] };
@@ -109,11 +117,5 @@ export function readProvidedAsset(field: string, root: string, name: string, max
       code: 'asset_url_refused',
     });
   }
-  const stat = lstatSync(real);
-  if (!stat.isFile())
-    throw new SvcError('invalid_request', `${field}: ${name} is not a regular file`, { field });
-  if (stat.size > maxBytes) {
-    throw new SvcError('invalid_request', `${field}: ${name} is larger than ${maxBytes} bytes`, { field });
-  }
-  return readFileSync(real);
+  return readBoundedFile(field, real, maxBytes);
 }

@@ -1,19 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { ServerOptions } from 'node:https';
-import { SvcError } from '../core/errors.js';
+import { MAX_PEM_FILE, readBoundedFile } from '../io/bounded-file.js';
 
 function readPem(path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new SvcError(
-      'invalid_request',
-      `${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-      {
-        cause: err,
-      },
-    );
-  }
+  return readBoundedFile(what, path, MAX_PEM_FILE, { code: 'invalid_request' });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { SvcError } from '../core/errors.js';
+import { readBoundedFile } from '../io/bounded-file.js';
 import type { SecretRepo } from '../store/integration-ports.js';
 import { parseCredentialRef } from './credential-ref.js';
 import type { SecretBox } from './secret-box.js';
@@ -38,15 +38,15 @@ export class CredentialResolver {
     if (ref.kind === 'file') {
       let bytes: Buffer;
       try {
-        bytes = await readFile(ref.path);
+        // Bounded and regular files only: a reference to /dev/zero or a FIFO must not stall
+        // or fill the daemon. The reason names the path and the limit, never the content.
+        bytes = readBoundedFile('credential_ref', ref.path, MAX_FILE_BYTES);
       } catch (err) {
         return {
           ok: false,
-          problem: `${ref.path} cannot be read (${(err as { code?: string }).code ?? 'error'})`,
+          problem: err instanceof SvcError ? err.reason : `${ref.path} cannot be read`,
         };
       }
-      if (bytes.length > MAX_FILE_BYTES)
-        return { ok: false, problem: `${ref.path} is larger than a credential` };
       // Files written by editors and `echo` end with a newline that is not part of the credential.
       const v = bytes.toString('utf8').replace(/\r?\n$/, '');
       return v === '' ? { ok: false, problem: `${ref.path} is empty` } : { ok: true, value: v };

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { SvcError } from '../core/errors.js';
+import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:8090';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -65,15 +65,10 @@ export function clientConfig(options: ClientOptions = {}): ClientConfig {
   let ca = options.ca;
   const caFile = options.caFile ?? (env.SVC_CA_CERT || undefined);
   if (ca === undefined && caFile !== undefined) {
-    try {
-      ca = readFileSync(caFile, 'utf8');
-    } catch (err) {
-      throw usage(
-        'SVC_CA_CERT',
-        `cannot read ${caFile}: ${(err as Error).message}`,
-        'point SVC_CA_CERT at the deployment certificate (`svc init` prints it as ca_cert)',
-      );
-    }
+    ca = readBoundedText('SVC_CA_CERT', caFile, MAX_PEM_FILE, {
+      code: 'usage',
+      remedy: 'point SVC_CA_CERT at the deployment certificate (`svc init` prints it as ca_cert)',
+    });
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { isErrorCode, SvcError } from '../core/errors.js';
+import { BodyTooLarge, MAX_DAEMON_ANSWER, readCappedBody } from '../io/capped-body.js';
 import type { ClientConfig } from './config.js';
 
 /** What came back: a status and a parsed JSON body, or a transport failure classified by safety. */
@@ -58,8 +59,11 @@ export class Transport {
     }
     let text: string;
     try {
-      text = await res.body.text();
+      text = (await readCappedBody(res, MAX_DAEMON_ANSWER)).toString('utf8');
     } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        return { kind: 'lost', reason: `the answer was refused unread: ${err.message}`, cause: err };
+      }
       return { kind: 'lost', reason: `the answer was cut short: ${messageOf(err)}`, cause: err };
     }
     const type = String(res.headers['content-type'] ?? '');

@@ -1,3 +1,4 @@
+import type { EditorLogo } from '../core/theme/editor-logo.js';
 import type { Theme } from '../core/theme/theme.js';
 
 /** One stored revision of a tenant's theme; revisions are never edited, only added. */
@@ -25,7 +26,11 @@ export interface ThemeRepo {
     createdBy: string | null;
     at: string;
     expected?: number;
+    /** a logo saved through the Settings editor, kept with this revision */
+    logo?: EditorLogo;
   }): Promise<ThemeRevision>;
+  /** The bytes of an editor logo some revision of the tenant keeps under `name`, or undefined. */
+  logo(tenantId: string, name: string): Promise<Uint8Array | undefined>;
 }
 
 export interface ConsoleSession {

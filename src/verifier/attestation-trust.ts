@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { SvcError } from '../core/errors.js';
+import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
 import { splitPair } from '../witness/log-keys.js';
 import { parseTrustedKey } from './trusted-keys.js';
 
@@ -9,14 +9,7 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFI
 export function readTsaRoots(files: readonly string[]): Uint8Array[] {
   const roots: Uint8Array[] = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new SvcError('usage', `--tsa-cert ${file}: cannot read the file: ${(err as Error).message}`, {
-        field: 'tsa-cert',
-      });
-    }
+    const text = readBoundedText('tsa-cert', file, MAX_PEM_FILE, { code: 'usage' });
     const found = [...text.matchAll(PEM_CERT)].map(
       (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
     );

@@ -1,9 +1,10 @@
 import { createPublicKey } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { SvcError } from '../core/errors.js';
 import { ed25519PublicKeyProblem } from '../evidence/ed25519-public-key.js';
 import { decodeBase64, decodeHex } from '../evidence/encoding.js';
 import { rawPublicKey } from '../evidence/keys.js';
+import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
 
 /** Why the key inside an export is never enough; printed when no key was given. */
 export const NO_KEY_MESSAGE =
@@ -45,12 +46,7 @@ function rawFromText(text: string): Uint8Array | undefined {
 
 function rawFromFile(path: string, flag: string): Uint8Array | undefined {
   if (!existsSync(path)) return undefined;
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new SvcError('usage', `--${flag} ${path}: cannot read the file: ${(err as Error).message}`);
-  }
+  const content = readBoundedText(flag, path, MAX_PEM_FILE, { code: 'usage' });
   if (!content.includes('-----BEGIN PUBLIC KEY-----')) return rawFromText(content.trim());
   try {
     return rawPublicKey(createPublicKey({ key: content, format: 'pem' }));

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { SvcError } from '../core/errors.js';
+import { readBoundedFile } from '../io/bounded-file.js';
 import { nodeCrypto } from '../evidence/node-crypto.js';
 import { verifyReceipt, type ReceiptReport } from '../evidence/verify/receipt-check.js';
 import type { TrustOptions } from '../evidence/verify/trust.js';
@@ -9,14 +9,7 @@ const MAX_BYTES = 1024 * 1024;
 
 /** Read a saved `GET /v1/receipts/{id}?proof=true` answer and check it offline. */
 export async function verifyReceiptFile(path: string, options: TrustOptions): Promise<ReceiptReport> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new SvcError('usage', `cannot read ${path}: ${(err as Error).message}`, { cause: err });
-  }
-  if (bytes.length > MAX_BYTES)
-    throw new SvcError('usage', `${path} is larger than a receipt with its proof`);
+  const bytes = readBoundedFile('receipt', path, MAX_BYTES, { code: 'usage' });
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));

@@ -534,6 +534,43 @@ describe.each(REGISTRY_ADAPTERS)('registry ports on %s', (_name, open, skip) => 
     expect(await s.themes.current(t.id)).toMatchObject({ revision: 2, createdBy: 'op', createdAt: T1 });
   });
 
+  it('themes: an editor logo is kept with its revision, found by tenant and name, never in the revision read', async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const theme = { name: 'x' } as unknown as Theme;
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 0, 255]);
+    const name = `logo-${'ab'.repeat(32)}.png`;
+    const saved = await s.themes.save({
+      tenantId: t.id,
+      theme,
+      source: 'editor',
+      createdBy: 'op',
+      at: T0,
+      logo: { name, bytes },
+    });
+    expect(saved).not.toHaveProperty('logo');
+    expect(await s.themes.current(t.id)).toEqual(saved);
+    expect(Buffer.from((await s.themes.logo(t.id, name))!).equals(Buffer.from(bytes))).toBe(true);
+    // a later revision without a logo leaves the earlier one's bytes where they were
+    await s.themes.save({ tenantId: t.id, theme, source: 'editor', createdBy: 'op', at: T1, expected: 1 });
+    expect(await s.themes.logo(t.id, name)).toBeDefined();
+    expect(await s.themes.logo(other.id, name)).toBeUndefined();
+    expect(await s.themes.logo(t.id, `logo-${'cd'.repeat(32)}.png`)).toBeUndefined();
+    expect(
+      await failure(
+        s.themes.save({
+          tenantId: t.id,
+          theme,
+          source: 'editor',
+          createdBy: 'op',
+          at: T2,
+          logo: { name: '../../etc/passwd', bytes },
+        }),
+      ),
+    ).toBeInstanceOf(Error);
+    expect((await s.themes.current(t.id))?.revision).toBe(2);
+  });
+
   it('console sessions: found by id hash, touched, purged when expired, deleted', async () => {
     const t = await tenant();
     const a = new Uint8Array(32).fill(1);

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -405,8 +406,32 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByText(/Below WCAG AA contrast/).waitFor();
     await shot('appearance-contrast-warning');
     await page.locator('#colour-text').fill('#1d1b16');
+    // A new logo through the editor: the theme names it by its digest, never as a data: URL,
+    // and nothing is written to the provisioned asset store.
+    const assetsDir = new DataDir(home).tenantAssets;
+    const provisioned = readdirSync(assetsDir, { recursive: true }).map(String).sort();
+    const logo = pngBytes(120, 40, [0x20, 0xa0, 0x60]);
+    const logoUrl = `/tenant-assets/logo-${createHash('sha256').update(logo).digest('hex')}.png`;
+    await page
+      .locator('#logo-file')
+      .setInputFiles({ name: 'brand.png', mimeType: 'image/png', buffer: logo });
+    await page.locator('.preview img.logo[src^="data:image/png"]').waitFor();
     await page.locator('#save-appearance').click();
     await page.getByText('Saved as revision 2.').waitFor();
+    await page.locator('#logo-served').getByText(logoUrl).waitFor();
+    const header = page.locator('header.top img.logo');
+    expect(await header.getAttribute('src')).toBe(logoUrl);
+    await page.waitForFunction("document.querySelector('header.top img.logo').naturalWidth === 120");
+    const served = (await page.evaluate(
+      `fetch(${JSON.stringify(logoUrl)}).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'),
+        hex: [...new Uint8Array(await r.arrayBuffer())].map((b) => b.toString(16).padStart(2, '0')).join('') }))`,
+    )) as { status: number; type: string; hex: string };
+    expect(served).toEqual({ status: 200, type: 'image/png', hex: logo.toString('hex') });
+    expect((await call(`${consoleProc.url}${logoUrl}`, { ca })).status).toBe(401);
+    const theme = (await page.evaluate("fetch('/api/theme').then((r) => r.text())")) as string;
+    expect(JSON.parse(theme).theme.logo.url).toBe(logoUrl);
+    expect(theme).not.toContain('data:');
+    expect(readdirSync(assetsDir, { recursive: true }).map(String).sort()).toEqual(provisioned);
     // The page applies the saved theme after it reads it back: wait for it, then check it.
     await page.waitForFunction(
       "getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() === '#b4235a'",

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -346,6 +347,107 @@ describe('operator console routes (app.inject, real SQLite)', () => {
     });
   });
 
+  describe('a logo saved through the Settings editor', () => {
+    const files = (dir: string): string[] =>
+      existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String).sort() : [];
+    const save = (logo: { data_url: string; alt: string } | null, revision = 0) =>
+      call(c, alice, '/api/settings/appearance', {
+        method: 'POST',
+        body: { revision, settings: settings({ logo }) },
+      });
+
+    it('is named /tenant-assets/logo-<sha256>.png in GET /api/theme and served from the store to the tenant only', async () => {
+      const before = files(f.dir.tenantAssets);
+      const png = pngBytes(6, 6, [0x10, 0x80, 0x20]);
+      const sha = createHash('sha256').update(png).digest('hex');
+      const saved = await save({ data_url: dataUrl('image/png', png), alt: 'Acme' });
+      expect(saved.status).toBe(200);
+
+      const theme = await call(c, alice, '/api/theme');
+      expect(theme.body.theme.logo).toEqual({ url: `/tenant-assets/logo-${sha}.png`, alt: 'Acme' });
+      expect(JSON.stringify(theme.body)).not.toContain('data:');
+
+      const url = `/tenant-assets/logo-${sha}.png`;
+      const served = await call(c, bob, url);
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe('image/png');
+      expect(served.headers['x-content-type-options']).toBe('nosniff');
+      expect(served.raw.equals(png)).toBe(true);
+      expect((await call(c, undefined, url)).status).toBe(401);
+      const olga = await c.signIn(tokens.olga);
+      expect((await call(c, olga, url)).status).toBe(404);
+      // the provisioned asset store is not written by the editor
+      expect(files(f.dir.tenantAssets)).toEqual(before);
+      // the editor still reads its logo back as a data URL
+      const doc = (await call(c, alice, '/api/settings/appearance')).body;
+      expect(doc.settings.logo).toEqual({ data_url: dataUrl('image/png', png), alt: 'Acme' });
+
+      // a later revision with another logo leaves the first one served for the older revision
+      const next = pngBytes(3, 3);
+      expect((await save({ data_url: dataUrl('image/png', next), alt: 'New' }, 1)).status).toBe(200);
+      const nextSha = createHash('sha256').update(next).digest('hex');
+      expect((await call(c, alice, '/api/theme')).body.theme.logo.url).toBe(
+        `/tenant-assets/logo-${nextSha}.png`,
+      );
+      expect((await call(c, alice, url)).raw.equals(png)).toBe(true);
+    });
+
+    it('names a JPEG logo .jpg, and answers 404 for a logo name no revision keeps', async () => {
+      const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
+      expect((await save({ data_url: dataUrl('image/jpeg', jpeg), alt: '' })).status).toBe(200);
+      const sha = createHash('sha256').update(jpeg).digest('hex');
+      const theme = (await call(c, alice, '/api/theme')).body.theme;
+      expect(theme.logo.url).toBe(`/tenant-assets/logo-${sha}.jpg`);
+      expect((await call(c, alice, theme.logo.url)).headers['content-type']).toBe('image/jpeg');
+      for (const name of [`logo-${sha}.png`, `logo-${'0'.repeat(64)}.jpg`, `logo-${sha}.svg`]) {
+        expect((await call(c, alice, `/tenant-assets/${name}`)).status).toBe(404);
+      }
+    });
+
+    it.each([
+      ['an SVG', dataUrl('image/svg+xml', SVG_TEXT), /SVG can carry executable markup/],
+      [
+        'a PNG-labelled JPEG',
+        dataUrl('image/png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2])),
+        /match image\/png/,
+      ],
+      ['PNG-labelled text', dataUrl('image/png', Buffer.from('not an image at all')), /match image\/png/],
+    ])('refuses %s, stores nothing and writes no file', async (_name, data_url, reason) => {
+      const before = files(f.dir.tenantAssets);
+      const r = await save({ data_url, alt: 'x' });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        field: 'settings.logo.data_url',
+        reason: expect.stringMatching(reason),
+      });
+      expect((await call(c, alice, '/api/theme')).status).toBe(404);
+      expect(files(f.dir.tenantAssets)).toEqual(before);
+    });
+
+    it('does not serve a stored logo whose bytes no longer hash to its name', async () => {
+      const png = pngBytes(5, 5);
+      await save({ data_url: dataUrl('image/png', png), alt: 'x' });
+      const url = (await call(c, alice, '/api/theme')).body.theme.logo.url as string;
+      f.store.db.prepare('UPDATE themes SET logo = ? WHERE logo_name IS NOT NULL').run(pngBytes(7, 7));
+      expect((await call(c, alice, url)).status).toBe(404);
+    });
+
+    it('names a data: URL kept by a revision written before logos had their own column', async () => {
+      const png = pngBytes(4, 4, [1, 2, 3]);
+      await save({ data_url: dataUrl('image/png', png), alt: 'Old' });
+      const row = f.store.db.prepare('SELECT document FROM themes').get() as { document: string };
+      const doc = JSON.parse(row.document);
+      doc.logo.url = dataUrl('image/png', png);
+      f.store.db
+        .prepare('UPDATE themes SET document = ?, logo = NULL, logo_name = NULL')
+        .run(JSON.stringify(doc));
+      const sha = createHash('sha256').update(png).digest('hex');
+      const theme = (await call(c, alice, '/api/theme')).body.theme;
+      expect(theme.logo).toEqual({ url: `/tenant-assets/logo-${sha}.png`, alt: 'Old' });
+      expect((await call(c, alice, theme.logo.url)).raw.equals(png)).toBe(true);
+    });
+  });
+
   describe('theme install and managed assets', () => {
     let brand: { path: string; cleanup: () => void };
     const themeFile = (over: Record<string, unknown> = {}) => {
@@ -424,6 +526,41 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect((await call(c, olga, `/tenant-assets/${sha}.png`)).status).toBe(404);
       const doc = (await call(c, alice, '/api/settings/appearance')).body;
       expect(doc.settings.logo.data_url).toBe(dataUrl('image/png', pngBytes()));
+    });
+
+    it('refuses a theme file or logo that is a FIFO, a directory or a 150 MB sparse file, naming the field, unread', async () => {
+      const fifo = join(brand.path, 'assets', 'fifo.png');
+      execFileSync('mkfifo', [fifo]);
+      mkdirSync(join(brand.path, 'assets', 'dir.png'));
+      const sparse = join(brand.path, 'assets', 'sparse.png');
+      writeFileSync(sparse, '');
+      truncateSync(sparse, 150 * 1024 * 1024);
+      const before = process.memoryUsage().rss;
+      for (const [path, reason] of [
+        [fifo, /is a FIFO, not a regular file/],
+        [join(brand.path, 'assets', 'dir.png'), /is a directory, not a regular file/],
+        [sparse, /is larger than 1048576 bytes/],
+      ] as const) {
+        await expect(install(path)).rejects.toMatchObject({
+          field: 'file',
+          reason: expect.stringMatching(reason),
+        });
+      }
+      for (const [name, reason] of [
+        ['fifo.png', /is a FIFO, not a regular file/],
+        ['dir.png', /is a directory, not a regular file/],
+        ['sparse.png', /is larger than 1048576 bytes/],
+      ] as const) {
+        await expect(
+          install(themeFile({ logo: { url: `/tenant-assets/${name}`, alt: 'x' } })),
+        ).rejects.toMatchObject({
+          field: 'logo.url',
+          reason: expect.stringMatching(reason),
+        });
+      }
+      // Neither 150 MB file was read into memory (a whole read took the file's size and more).
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+      expect((await call(c, alice, '/api/theme')).status).toBe(404);
     });
 
     it('places a font by its bytes and serves it as font/woff2', async () => {

@@ -7,7 +7,14 @@ import {
   settingsOf,
 } from '../../core/theme/appearance.js';
 import { ASSET_PREFIX } from '../../core/theme/asset-url.js';
-import { CONTENT_TYPES, sniffMedia } from '../../core/theme/media.js';
+import {
+  EDITOR_LOGO_NAME,
+  editorLogo,
+  editorLogoMatches,
+  editorLogoType,
+  editorLogoUrl,
+  type EditorLogo,
+} from '../../core/theme/editor-logo.js';
 import { defaultTheme, type Theme } from '../../core/theme/theme.js';
 import { requireHuman } from '../../daemon/auth.js';
 import type { Caller } from '../../daemon/caller.js';
@@ -52,12 +59,55 @@ const ThemeSchema = z.object({}).passthrough().meta({ id: 'Theme' });
 
 const denied = { description: 'not an administrator', schema: ErrorBodySchema };
 
-/** The theme's logo as a data URL for the editor: a managed file is read and encoded. */
-function logoDataUrl(deps: ConsoleDeps, tenantId: string, theme: Theme): string | null {
+interface LogoFile {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/**
+ * A revision saved before editor logos had their own column carries the data URL in its
+ * document: it is named and served as any editor logo, never handed out as a `data:` URL.
+ */
+function legacyLogo(theme: Theme): EditorLogo | undefined {
+  const url = theme.logo?.url;
+  if (url === undefined || !url.startsWith('data:')) return undefined;
+  try {
+    return editorLogo('logo.url', url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The theme as GET /api/theme shows it: every logo under /tenant-assets/, no `data:` URL. */
+function servedTheme(theme: Theme): Theme {
+  if (!theme.logo?.url.startsWith('data:')) return theme;
+  const legacy = legacyLogo(theme);
+  return { ...theme, logo: legacy ? { url: editorLogoUrl(legacy), alt: theme.logo.alt } : null };
+}
+
+/**
+ * A logo or font under /tenant-assets/: an editor logo from the theme revisions in the store
+ * (served only when its bytes still hash to its name), anything else from the provisioned
+ * asset store.
+ */
+async function assetFile(deps: ConsoleDeps, tenantId: string, name: string): Promise<LogoFile | undefined> {
+  if (!EDITOR_LOGO_NAME.test(name)) return deps.assets.read(tenantId, name);
+  let bytes = await deps.themes.logo(tenantId, name);
+  if (bytes === undefined) {
+    const current = await deps.themes.current(tenantId);
+    const legacy = current && legacyLogo(current.theme);
+    if (legacy?.name === name) bytes = legacy.bytes;
+  }
+  if (bytes === undefined || !editorLogoMatches(name, bytes)) return undefined;
+  return { bytes: Buffer.from(bytes), contentType: editorLogoType(bytes) as string };
+}
+
+/** The theme's logo as a data URL for the editor, read from wherever it is kept. */
+async function logoDataUrl(deps: ConsoleDeps, tenantId: string, theme: Theme): Promise<string | null> {
   const url = theme.logo?.url;
   if (url === undefined) return null;
   if (url.startsWith('data:')) return url;
-  const file = deps.assets.read(tenantId, url.slice(ASSET_PREFIX.length));
+  const file = await assetFile(deps, tenantId, url.slice(ASSET_PREFIX.length));
   return file ? `data:${file.contentType};base64,${file.bytes.toString('base64')}` : null;
 }
 
@@ -66,7 +116,7 @@ async function currentDocument(deps: ConsoleDeps, caller: Caller) {
   const theme = current?.theme ?? defaultTheme();
   return {
     revision: current?.revision ?? 0,
-    settings: settingsOf(theme, logoDataUrl(deps, caller.tenantId, theme)),
+    settings: settingsOf(theme, await logoDataUrl(deps, caller.tenantId, theme)),
     contrast_warnings: contrastWarnings(theme.colors),
     theme,
   };
@@ -98,7 +148,7 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
             remedy: 'install one with `svc theme install FILE --tenant T`, or save the appearance settings',
           });
         }
-        return { revision: current.revision, theme: current.theme };
+        return { revision: current.revision, theme: servedTheme(current.theme) };
       },
     }),
     defineRoute({
@@ -135,14 +185,22 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
         const current = await deps.themes.current(caller.tenantId);
         const previous = current?.theme ?? defaultTheme(update.settings.appearance);
         let logo: Theme['logo'] = null;
+        let kept: EditorLogo | undefined;
         if (update.settings.logo) {
-          // The provisioned file stays referenced when the editor sends its bytes back unchanged.
-          const same =
-            previous.logo && logoDataUrl(deps, caller.tenantId, previous) === update.settings.logo.data_url;
-          logo = {
-            url: same && previous.logo ? previous.logo.url : update.settings.logo.data_url,
-            alt: update.settings.logo.alt,
-          };
+          const { data_url: dataUrl, alt } = update.settings.logo;
+          // A provisioned logo stays referenced when the editor sends its bytes back unchanged;
+          // any other logo is kept with this revision under a name derived from its bytes.
+          const provisioned =
+            previous.logo !== null &&
+            !previous.logo.url.startsWith('data:') &&
+            !EDITOR_LOGO_NAME.test(previous.logo.url.slice(ASSET_PREFIX.length)) &&
+            (await logoDataUrl(deps, caller.tenantId, previous)) === dataUrl;
+          if (provisioned && previous.logo) {
+            logo = { url: previous.logo.url, alt };
+          } else {
+            kept = editorLogo('settings.logo.data_url', dataUrl);
+            logo = { url: editorLogoUrl(kept), alt };
+          }
         }
         const theme = deriveTheme(update.settings, previous, logo);
         const saved = await deps.themes.save({
@@ -152,10 +210,11 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
           createdBy: caller.actorId,
           at: deps.clock().toISOString(),
           expected: update.revision,
+          ...(kept ? { logo: kept } : {}),
         });
         return {
           revision: saved.revision,
-          settings: settingsOf(theme, logoDataUrl(deps, caller.tenantId, theme)),
+          settings: settingsOf(theme, await logoDataUrl(deps, caller.tenantId, theme)),
           contrast_warnings: contrastWarnings(theme.colors),
         };
       },
@@ -163,7 +222,8 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/tenant-assets/:name',
-      summary: "a managed font or logo file of the signed-in operator's tenant; never public",
+      summary:
+        "a managed font or logo file of the signed-in operator's tenant (a logo saved through the Settings editor is logo-<sha256>.<ext>, served from its theme revision); never public",
       tag: 'Console appearance',
       auth: 'token',
       params: z.strictObject({ name: z.string().max(120) }),
@@ -172,11 +232,10 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
         404: { description: 'no such managed file', schema: ErrorBodySchema },
       },
       handler: async ({ caller, params, reply }) => {
-        const file = deps.assets.read(caller.tenantId, params.name);
+        const file = await assetFile(deps, caller.tenantId, params.name);
         if (!file) throw new SvcError('not_found', 'no such managed asset');
-        const kind = sniffMedia(file.bytes);
         void reply
-          .header('content-type', CONTENT_TYPES[kind as keyof typeof CONTENT_TYPES])
+          .header('content-type', file.contentType)
           .header('cache-control', 'private, max-age=86400, immutable')
           .header('content-disposition', 'inline');
         return reply.send(file.bytes);

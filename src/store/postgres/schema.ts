@@ -482,4 +482,19 @@ const MIGRATION_3 = `
   CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [collateC(MIGRATION_1), MIGRATION_2, collateC(MIGRATION_3)];
+/** Editor logo (as SQLite's migration 11): the logo bytes kept with their theme revision. */
+const MIGRATION_4 = `
+  ALTER TABLE themes
+    ADD COLUMN logo_name TEXT,
+    ADD COLUMN logo BYTEA,
+    ADD CONSTRAINT themes_logo_name CHECK (logo_name ~ '^logo-[0-9a-f]{64}[.](png|jpg|webp)$'),
+    ADD CONSTRAINT themes_logo_pair CHECK ((logo IS NULL) = (logo_name IS NULL));
+  CREATE INDEX themes_logo ON themes (tenant_id, logo_name) WHERE logo_name IS NOT NULL;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [
+  collateC(MIGRATION_1),
+  MIGRATION_2,
+  collateC(MIGRATION_3),
+  collateC(MIGRATION_4),
+];

@@ -1,9 +1,10 @@
 import type { ThemeRepo, ThemeRevision } from '../console-ports.js';
-import { nextThemeRow, toRevision, type ThemeRow } from '../rows/theme.js';
+import { nextThemeRow, THEME_COLUMNS, toRevision, type ThemeRow } from '../rows/theme.js';
 import { pgStoreError, type PgDb } from './database.js';
 import { lockTenant } from './locks.js';
 
-const LATEST = 'SELECT * FROM themes WHERE tenant_id = $1 ORDER BY revision DESC LIMIT 1';
+const LATEST = `SELECT ${THEME_COLUMNS} FROM themes WHERE tenant_id = $1 ORDER BY revision DESC LIMIT 1`;
+const LOGO = 'SELECT logo FROM themes WHERE tenant_id = $1 AND logo_name = $2 LIMIT 1';
 
 export class PgThemes implements ThemeRepo {
   constructor(private readonly db: PgDb) {}
@@ -11,6 +12,11 @@ export class PgThemes implements ThemeRepo {
   async current(tenantId: string): Promise<ThemeRevision | undefined> {
     const [row] = await this.db.query<ThemeRow>(LATEST, [tenantId]);
     return row && toRevision(row);
+  }
+
+  async logo(tenantId: string, name: string): Promise<Uint8Array | undefined> {
+    const [row] = await this.db.query<{ logo: Buffer }>(LOGO, [tenantId, name]);
+    return row?.logo;
   }
 
   async save(input: Parameters<ThemeRepo['save']>[0]): Promise<ThemeRevision> {
@@ -22,9 +28,18 @@ export class PgThemes implements ThemeRepo {
         const [latest] = await tx.query<ThemeRow>(LATEST, [input.tenantId]);
         const row = nextThemeRow(latest, input);
         await tx.query(
-          `INSERT INTO themes (tenant_id, revision, document, source, created_by, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [row.tenant_id, row.revision, row.document, row.source, row.created_by, row.created_at],
+          `INSERT INTO themes (tenant_id, revision, document, source, created_by, created_at, logo_name, logo)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            row.tenant_id,
+            row.revision,
+            row.document,
+            row.source,
+            row.created_by,
+            row.created_at,
+            row.logo_name,
+            row.logo === null ? null : Buffer.from(row.logo),
+          ],
         );
         return toRevision(row);
       });

@@ -13,6 +13,15 @@ export interface ThemeRow {
   created_at: string;
 }
 
+/** The columns a revision is read from: never the logo bytes, which only their route reads. */
+export const THEME_COLUMNS = 'tenant_id, revision, document, source, created_by, created_at';
+
+/** A new row with its editor logo, if the revision keeps one. */
+export interface ThemeInsert extends ThemeRow {
+  logo_name: string | null;
+  logo: Uint8Array | null;
+}
+
 export const toRevision = (r: ThemeRow): ThemeRevision => ({
   tenantId: r.tenant_id,
   revision: Number(r.revision),
@@ -29,7 +38,7 @@ export const toRevision = (r: ThemeRow): ThemeRevision => ({
 export function nextThemeRow(
   latest: ThemeRow | undefined,
   input: Parameters<ThemeRepo['save']>[0],
-): ThemeRow {
+): ThemeInsert {
   const current = latest === undefined ? 0 : Number(latest.revision);
   if (input.expected !== undefined && input.expected !== current) {
     throw new SvcError(
@@ -49,5 +58,7 @@ export function nextThemeRow(
     source: input.source,
     created_by: input.createdBy,
     created_at: input.at,
+    logo_name: input.logo?.name ?? null,
+    logo: input.logo?.bytes ?? null,
   };
 }

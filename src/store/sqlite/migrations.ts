@@ -518,4 +518,14 @@ export const MIGRATIONS: readonly string[] = [
     CHECK (amount_source IN ('requester_estimate', 'capability_default', 'params'));
   CREATE INDEX approvals_by_created ON approvals(tenant_id, created_at, id);
   `,
+  // 11: a logo saved through the Settings editor is kept with its theme
+  // revision, named by the SHA-256 of its bytes; the theme document names it
+  // /tenant-assets/logo-<sha256>.<ext> and never carries a data: URL (semantics.md, "Console
+  // appearance"). The provisioned asset store on disk is never written by the editor.
+  `
+  ALTER TABLE themes ADD COLUMN logo_name TEXT
+    CHECK (logo_name IS NULL OR (length(logo_name) IN (73, 74) AND logo_name GLOB 'logo-*'));
+  ALTER TABLE themes ADD COLUMN logo BLOB CHECK ((logo IS NULL) = (logo_name IS NULL));
+  CREATE INDEX themes_logo ON themes (tenant_id, logo_name) WHERE logo_name IS NOT NULL;
+  `,
 ];

@@ -1,8 +1,9 @@
 import type { ThemeRepo, ThemeRevision } from '../console-ports.js';
-import { nextThemeRow, toRevision, type ThemeRow } from '../rows/theme.js';
+import { nextThemeRow, THEME_COLUMNS, toRevision, type ThemeRow } from '../rows/theme.js';
 import { prep, storeError, type Db } from './database.js';
 
-const LATEST = 'SELECT * FROM themes WHERE tenant_id = ? ORDER BY revision DESC LIMIT 1';
+const LATEST = `SELECT ${THEME_COLUMNS} FROM themes WHERE tenant_id = ? ORDER BY revision DESC LIMIT 1`;
+const LOGO = 'SELECT logo FROM themes WHERE tenant_id = ? AND logo_name = ? LIMIT 1';
 
 export class SqliteThemes implements ThemeRepo {
   constructor(private readonly db: Db) {}
@@ -10,6 +11,11 @@ export class SqliteThemes implements ThemeRepo {
   async current(tenantId: string): Promise<ThemeRevision | undefined> {
     const row = prep(this.db, LATEST).get(tenantId) as ThemeRow | undefined;
     return row && toRevision(row);
+  }
+
+  async logo(tenantId: string, name: string): Promise<Uint8Array | undefined> {
+    const row = prep(this.db, LOGO).get(tenantId, name) as { logo: Buffer } | undefined;
+    return row?.logo;
   }
 
   async save(input: Parameters<ThemeRepo['save']>[0]): Promise<ThemeRevision> {
@@ -20,9 +26,9 @@ export class SqliteThemes implements ThemeRepo {
       const row = nextThemeRow(latest, input);
       prep(
         this.db,
-        `INSERT INTO themes (tenant_id, revision, document, source, created_by, created_at)
-         VALUES (@tenant_id, @revision, @document, @source, @created_by, @created_at)`,
-      ).run(row);
+        `INSERT INTO themes (tenant_id, revision, document, source, created_by, created_at, logo_name, logo)
+         VALUES (@tenant_id, @revision, @document, @source, @created_by, @created_at, @logo_name, @logo)`,
+      ).run({ ...row, logo: row.logo === null ? null : Buffer.from(row.logo) });
       return toRevision(row);
     });
     try {

@@ -58,4 +58,38 @@ describe('OpenID keys of a collaboration platform', () => {
     expect(await failure(keys, `${s.url}/not-json`)).toMatch(/is not JSON/);
     expect(await failure(keys, `${s.url}/missing`)).toMatch(/answered HTTP 404/);
   });
+
+  it('stops reading a 20 MB document as soon as it passes 512 KiB, rather than downloading it whole', async () => {
+    const total = 20 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let written = 0;
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((resolve) => (closed = resolve));
+    server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      // No Content-Length: the cap must be a running count, not a header check. Each chunk
+      // is sent once the previous one was taken, a slow stream of 20 MB.
+      const next = () => {
+        if (res.destroyed || written >= total) {
+          if (!res.destroyed) res.end();
+          return;
+        }
+        res.write(chunk, () => {
+          written += chunk.length;
+          setTimeout(next, 1);
+        });
+      };
+      res.on('close', closed);
+      next();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/meta`;
+    expect(await failure(new OpenIdKeys({ timeoutMs: 120_000 }), url)).toMatch(
+      /^unavailable: the OpenID metadata document at .* is larger than 524288 bytes/,
+    );
+    await serverSawClose;
+    // What the server managed to write before the client hung up: the cap plus what the
+    // sockets buffer, far from the 20 MB on offer.
+    expect(written).toBeLessThan(total / 4);
+  });
 });

@@ -29,7 +29,14 @@ describe('daemon client settings', () => {
     expect(() => clientSettings({}, { SVC_TOKEN: '  ' })).toThrow(/SVC_TOKEN is not set/);
     expect(() => clientSettings({ endpoint: 'ftp://h' }, env)).toThrow(/endpoint: expected/);
     expect(() => clientSettings({ endpoint: 'not a url' }, env)).toThrow(/endpoint: expected/);
-    expect(() => clientSettings({ 'ca-cert': '/nonexistent/ca.pem' }, env)).toThrow(/ca-cert: cannot read/);
+    expect(() => clientSettings({ 'ca-cert': '/nonexistent/ca.pem' }, env)).toThrow(
+      /ca-cert: \/nonexistent\/ca\.pem does not exist/,
+    );
+    // a CA "file" that is a device or a directory is refused before it is read
+    expect(() => clientSettings({ 'ca-cert': '/dev/zero' }, env)).toThrow(
+      /ca-cert: \/dev\/zero is a character device/,
+    );
+    expect(() => clientSettings({ 'ca-cert': '/tmp' }, env)).toThrow(/ca-cert: \/tmp is a directory/);
   });
 });
 

@@ -37,6 +37,7 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
   const [error, setError] = useState('');
   const [status, setStatus] = useState('');
   const [stale, setStale] = useState(false);
+  const [servedLogo, setServedLogo] = useState('');
   const previewRef = useRef<HTMLDivElement>(null);
   const admin = session.roles.includes('administrator');
 
@@ -89,6 +90,8 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
       setDraft(saved.settings);
       setStatus(`Saved as revision ${saved.revision}.`);
       const current = await get<{ theme: Theme }>('/api/theme');
+      // The editor sends a data URL; the saved theme names the logo by its bytes' digest.
+      setServedLogo(current.theme.logo?.url ?? '');
       onSaved(current.theme);
     } catch (err) {
       if (err instanceof ApiFailure && err.error.status === 409) setStale(true);
@@ -162,6 +165,7 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
           <label>
             Logo
             <input
+              id="logo-file"
               type="file"
               accept="image/png,image/jpeg,image/webp"
               onChange={(e) => pickLogo((e.target as HTMLInputElement).files?.[0])}
@@ -202,6 +206,11 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
             {!admin && <span class="muted">Only administrators save the appearance.</span>}
           </div>
           {status && <p class="notice">{status}</p>}
+          {status && servedLogo && (
+            <p class="muted" id="logo-served">
+              The logo is served to signed-in operators as <code>{servedLogo}</code>.
+            </p>
+          )}
           {error && <p class="error">{error}</p>}
         </form>
         <div class="preview" ref={previewRef} aria-label="Preview">
