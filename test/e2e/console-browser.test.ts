@@ -55,6 +55,10 @@ describe('operator console in chromium (built binary, TLS)', () => {
       headers: { authorization: `Bearer ${tokens.bot}` },
       body: { tenant_id: 'acme', actor_id: 'bot', ...body },
     });
+  // Polls from the test side: playwright's waitForFunction with a string polls by evaluating it
+  // in the page, which the console's CSP (no eval) refuses once the first check is false.
+  const until = (expression: string) =>
+    expect.poll(() => page.evaluate(expression), { timeout: 10_000, interval: 50 }).toBe(true);
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
   const go = async (hash: string, heading: string) => {
     await page.goto(`${consoleProc.url}/#/${hash}`);
@@ -312,7 +316,8 @@ describe('operator console in chromium (built binary, TLS)', () => {
       const r = await agent('/v1/action', {
         capability: 'payments.send',
         action: 'write',
-        task_id: 'invoice-run',
+        // two tasks, so the default bound of 20 open approvals per task is not what this meets
+        task_id: i % 2 === 0 ? 'invoice-run' : 'crm-sync',
         effect_key_step: step,
         amount_usd: 1,
         intent: `bulk payment ${step}`,
@@ -335,7 +340,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
 
     await page.locator('#filter-capability').fill('pay.refund_priced');
     await page.locator('#apply-filter').click();
-    await page.waitForFunction("document.querySelectorAll('tr[data-approval]').length === 1");
+    await until("document.querySelectorAll('tr[data-approval]').length === 1");
     expect(await page.locator('tbody').innerText()).toContain('999999.99 USD');
     await shot('approvals-filtered');
     await page.locator('#filter-capability').fill('');
@@ -354,7 +359,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByPlaceholder('capability').fill('crm.read');
     await page.locator('.filters select').selectOption('refused');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForFunction("document.querySelectorAll('table tbody tr').length === 1");
+    await until("document.querySelectorAll('table tbody tr').length === 1");
     await page.locator('table tbody tr').first().click();
     await page.getByRole('heading', { name: /^Receipt / }).waitFor();
     expect(await page.locator('.facts').innerText()).toMatch(/record_hash/);
@@ -421,7 +426,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#logo-served').getByText(logoUrl).waitFor();
     const header = page.locator('header.top img.logo');
     expect(await header.getAttribute('src')).toBe(logoUrl);
-    await page.waitForFunction("document.querySelector('header.top img.logo').naturalWidth === 120");
+    await until("document.querySelector('header.top img.logo').naturalWidth === 120");
     const served = (await page.evaluate(
       `fetch(${JSON.stringify(logoUrl)}).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'),
         hex: [...new Uint8Array(await r.arrayBuffer())].map((b) => b.toString(16).padStart(2, '0')).join('') }))`,
@@ -433,11 +438,11 @@ describe('operator console in chromium (built binary, TLS)', () => {
     expect(theme).not.toContain('data:');
     expect(readdirSync(assetsDir, { recursive: true }).map(String).sort()).toEqual(provisioned);
     // The page applies the saved theme after it reads it back: wait for it, then check it.
-    await page.waitForFunction(
+    await until(
       "getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() === '#b4235a'",
     );
     expect(await rootVar('--accent')).toBe('#b4235a');
-    await page.waitForFunction("getComputedStyle(document.body).backgroundColor === 'rgb(251, 250, 247)'");
+    await until("getComputedStyle(document.body).backgroundColor === 'rgb(251, 250, 247)'");
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
     await shot('appearance');
   });

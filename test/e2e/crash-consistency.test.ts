@@ -64,7 +64,10 @@ describe('crash consistency: SIGKILL under load, two daemons on one data dir (bu
   /** answers that were not decisions: only 503 (nothing decided, retry) is acceptable */
   const undecided: string[] = [];
 
-  const start = () => startDaemonProcess(['--integration-ops', ops], env);
+  // Deferrals pile up under load; the bound on open approvals (tested on its own) would turn
+  // them into refusals, which is not what this suite checks.
+  const unbounded = ['--max-open-approvals-per-actor', '100000', '--max-open-approvals-per-task', '100000'];
+  const start = () => startDaemonProcess(['--integration-ops', ops, ...unbounded], env);
 
   beforeAll(async () => {
     ds = await downstream();
