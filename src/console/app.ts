@@ -1,4 +1,5 @@
 import type { ServerOptions as HttpsOptions } from 'node:https';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { SvcError } from '../core/errors.js';
@@ -87,8 +88,11 @@ export function buildConsole(deps: ConsoleDeps, opts: ConsoleOptions = {}): Fast
     }),
   ) as unknown as FastifyInstance;
   applyServerLimits(app.server, limits);
-  registerResponseHeaders(app);
   registerSecurityHeaders(app);
+  registerResponseHeaders(app);
+  // Parses the Cookie header once per request; no secret: the session value is itself a
+  // random secret the store knows only by its hash, so a signature would add nothing.
+  void app.register(fastifyCookie);
   app.removeContentTypeParser('text/plain');
   registerErrorHandler(app);
   app.addHook('onRequest', async (request) => checkOrigin(request));

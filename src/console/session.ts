@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, type Actor } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
@@ -60,34 +61,24 @@ export class Sessions {
     this.cookieName = d.secure ? '__Host-svc_session' : 'svc_session';
   }
 
-  /** The session secret the request's cookie carries, if any. */
+  /** The session secret the request's cookie carries, if any (parsed by @fastify/cookie). */
   presented(request: FastifyRequest): string | undefined {
-    const header = request.headers.cookie;
-    if (typeof header !== 'string') return undefined;
-    for (const part of header.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq < 0) continue;
-      if (part.slice(0, eq).trim() === this.cookieName) {
-        const v = part.slice(eq + 1).trim();
-        return /^[A-Za-z0-9_-]{43}$/.test(v) ? v : undefined;
-      }
-    }
-    return undefined;
+    const v = request.cookies[this.cookieName];
+    return v !== undefined && /^[A-Za-z0-9_-]{43}$/.test(v) ? v : undefined;
   }
 
-  private cookie(value: string, maxAgeSeconds: number): string {
-    return [
-      `${this.cookieName}=${value}`,
-      'Path=/',
-      'HttpOnly',
-      'SameSite=Strict',
-      `Max-Age=${maxAgeSeconds}`,
-      ...(this.d.secure ? ['Secure'] : []),
-    ].join('; ');
+  private setCookie(reply: FastifyReply, value: string, maxAgeSeconds: number): void {
+    void reply.setCookie(this.cookieName, value, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      maxAge: maxAgeSeconds,
+      secure: this.d.secure,
+    });
   }
 
   clear(reply: FastifyReply): void {
-    void reply.header('set-cookie', this.cookie('', 0));
+    this.setCookie(reply, '', 0);
   }
 
   /**
@@ -110,7 +101,7 @@ export class Sessions {
       lastSeenAt: now.toISOString(),
       expiresAt,
     });
-    void reply.header('set-cookie', this.cookie(secret, SESSION_LIFETIME_MS / 1000));
+    this.setCookie(reply, secret, SESSION_LIFETIME_MS / 1000);
     return view(caller.actor, secret, expiresAt);
   }
 

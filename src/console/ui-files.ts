@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TYPES: Record<string, string> = {
@@ -10,15 +10,13 @@ const TYPES: Record<string, string> = {
   '.webp': 'image/webp',
 };
 
-export interface UiFile {
-  bytes: Buffer;
-  contentType: string;
-}
-
-/** The built console pages: index.html and the hashed files under assets/. */
+/**
+ * The built console pages: the directory that holds index.html, and the hashed files under
+ * its assets/ that may be served, each with its content type.
+ */
 export interface UiBundle {
-  index: Buffer;
-  assets: Map<string, UiFile>;
+  root: string;
+  assets: ReadonlyMap<string, string>;
 }
 
 /** Where `npm run build` puts the console UI: `<package>/dist/console-ui`. */
@@ -33,20 +31,18 @@ export function defaultUiDir(): string {
 }
 
 /**
- * Read the bundle once at start: requests are answered from this table, so no request
- * path ever reaches the file system, and a file type we do not list is never served.
+ * List the bundle once at start: only a name listed here is handed to @fastify/static, so a
+ * request path never chooses what is read, and a file type we do not list is never served.
  */
 export function loadUiBundle(dir: string): UiBundle | undefined {
-  const indexPath = join(dir, 'index.html');
-  if (!existsSync(indexPath)) return undefined;
-  const assets = new Map<string, UiFile>();
+  if (!existsSync(join(dir, 'index.html'))) return undefined;
+  const assets = new Map<string, string>();
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) {
-    for (const name of readdirSync(assetDir)) {
-      const contentType = TYPES[extname(name)];
-      if (contentType !== undefined)
-        assets.set(name, { bytes: readFileSync(join(assetDir, name)), contentType });
+    for (const entry of readdirSync(assetDir, { withFileTypes: true })) {
+      const contentType = TYPES[extname(entry.name)];
+      if (entry.isFile() && contentType !== undefined) assets.set(entry.name, contentType);
     }
   }
-  return { index: readFileSync(indexPath), assets };
+  return { root: resolve(dir), assets };
 }
