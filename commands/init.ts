@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand, isInteractive } from '../src/cli/base-command.js';
 import { initDataDir, type InitResult } from '../src/provisioning/init.js';
+import { tenantFlag } from '../src/cli/tenant-flag.js';
 
 export default class Init extends DataDirCommand {
   static override summary =
@@ -11,7 +12,7 @@ export default class Init extends DataDirCommand {
     'SVC_HOME=/var/lib/svc <%= config.bin %> init --tenant acme --admin alice --json',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Id of the first tenant (a slug).' }),
+    tenant: tenantFlag({ summary: 'Id of the first tenant (a slug).' }),
     admin: Flags.string({ summary: 'Id of the first human administrator (a slug).' }),
     yes: Flags.boolean({ char: 'y', summary: 'Accept the defaults for anything not given; never prompt.' }),
   };

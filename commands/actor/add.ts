@@ -3,6 +3,7 @@ import { ACTOR_KINDS, ROLES } from '../../src/core/actor.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { actorView, type ActorView } from '../../src/provisioning/actor-view.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class ActorAdd extends DataDirCommand {
   static override summary =
@@ -14,7 +15,7 @@ export default class ActorAdd extends DataDirCommand {
     '<%= config.bin %> actor add --tenant acme --id bob --kind human --role approver --chat-user-id U024BE7LH --collab-user-id 29f4e3a1-6c2b-4d0e-9a57-2b1d4c8e7f10',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     id: Flags.string({ summary: 'Actor id (a slug).', required: true }),
     kind: Flags.string({ summary: 'Kind of actor.', options: [...ACTOR_KINDS], required: true }),
     role: Flags.string({ summary: 'A role of a human (repeatable).', options: [...ROLES], multiple: true }),

@@ -1,8 +1,8 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { actorView, type ActorView } from '../../src/provisioning/actor-view.js';
 import { requireTenant } from '../../src/provisioning/tenant.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<ActorView>[] = [
   { header: 'actor', cell: (a) => a.actor_id },
@@ -15,7 +15,7 @@ const COLUMNS: Column<ActorView>[] = [
 export default class ActorList extends DataDirCommand {
   static override summary = "List a tenant's actors.";
   static override examples = ['<%= config.bin %> actor list --tenant acme'];
-  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+  static override flags = { tenant: tenantFlag({ required: true }) };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ActorList);

@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listCapabilities, type CapabilityView } from '../../src/provisioning/capability.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<CapabilityView>[] = [
   { header: 'name', cell: (c) => c.name },
@@ -20,7 +20,7 @@ const COLUMNS: Column<CapabilityView>[] = [
 export default class CapabilityList extends DataDirCommand {
   static override summary = "List a tenant's registered capabilities.";
   static override examples = ['<%= config.bin %> capability list --tenant acme'];
-  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+  static override flags = { tenant: tenantFlag({ required: true }) };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(CapabilityList);

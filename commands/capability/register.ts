@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import { CUSTODIES } from '../../src/core/capability.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { registerCapability, type RegisteredCapability } from '../../src/provisioning/capability.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
+import { tierFlag } from '../../src/cli/tier-flag.js';
 
 export default class CapabilityRegister extends DataDirCommand {
   static override summary =
@@ -12,12 +14,9 @@ export default class CapabilityRegister extends DataDirCommand {
     '<%= config.bin %> capability register --tenant acme --name mail.send --tier 2 --actions write --custody brokered --surface mailer --operation send',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     name: Flags.string({ summary: 'Capability name, such as crm.contacts.', required: true }),
-    tier: Flags.integer({
-      summary: 'Risk tier from 0 to 9; at or above the approval tier an approval is needed.',
-      required: true,
-    }),
+    tier: tierFlag({ required: true }),
     actions: Flags.string({
       summary: 'Verbs a request may name: a comma list (read,write) or the flag repeated.',
       multiple: true,
@@ -44,8 +43,14 @@ export default class CapabilityRegister extends DataDirCommand {
       summary: 'A registered human who receives access-request cards for it (repeatable).',
       multiple: true,
     }),
-    surface: Flags.string({ summary: 'Brokered custody: the integration surface that executes it.' }),
-    operation: Flags.string({ summary: 'Brokered custody: the operation on that surface.' }),
+    surface: Flags.string({
+      summary: 'Brokered custody: the integration surface that executes it.',
+      dependsOn: ['operation'],
+    }),
+    operation: Flags.string({
+      summary: 'Brokered custody: the operation on that surface.',
+      dependsOn: ['surface'],
+    }),
   };
 
   async run(): Promise<RegisteredCapability> {

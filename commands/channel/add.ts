@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { CHANNEL_KINDS } from '../../src/core/channel.js';
 import { addChannel, channelView, type ChannelView } from '../../src/provisioning/channel.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class ChannelAdd extends DataDirCommand {
   static override summary =
@@ -14,7 +15,7 @@ export default class ChannelAdd extends DataDirCommand {
     id: Args.string({ description: 'Channel id (a slug, unique in the deployment).', required: true }),
   };
   static override flags = {
-    tenant: Flags.string({ summary: 'The one tenant whose approvals the channel decides.', required: true }),
+    tenant: tenantFlag({ summary: 'The one tenant whose approvals the channel decides.', required: true }),
     kind: Flags.string({
       summary: 'How the channel proves itself.',
       options: [...CHANNEL_KINDS],

@@ -1,8 +1,8 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { channelView, type ChannelView } from '../../src/provisioning/channel.js';
 import { requireTenant } from '../../src/provisioning/tenant.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<ChannelView>[] = [
   { header: 'channel', cell: (c) => c.channel_id },
@@ -24,7 +24,7 @@ export default class ChannelList extends DataDirCommand {
     '<%= config.bin %> channel list',
     '<%= config.bin %> channel list --tenant acme --json',
   ];
-  static override flags = { tenant: Flags.string({ summary: 'Only the channels of this tenant.' }) };
+  static override flags = { tenant: tenantFlag({ summary: 'Only the channels of this tenant.' }) };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ChannelList);

@@ -20,11 +20,13 @@ export default class ConsoleStart extends DataDirCommand {
     }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP. Tokens and session cookies then cross the network in clear text.',
+      exclusive: ['tls-cert', 'tls-key', 'client-ca'],
     }),
     'tls-cert': Flags.string({
+      dependsOn: ['tls-key'],
       summary: 'PEM certificate (default: the deployment certificate from `svc init`).',
     }),
-    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.', dependsOn: ['tls-cert'] }),
     'client-ca': Flags.string({
       summary: 'PEM CA for mutual TLS: sign-in takes the client certificate; bearer tokens are refused.',
     }),

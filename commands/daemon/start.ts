@@ -3,10 +3,12 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
 import { DEFAULT_OPEN_APPROVAL_LIMITS, openApprovalLimits } from '../../src/core/decision/open-approvals.js';
-import { parseDuration } from '../../src/core/duration.js';
 import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
 import { serverLimits } from '../../src/http/limits.js';
+import { durationFlag } from '../../src/cli/duration-flag.js';
+
+const ANCHOR_INTERVAL_BOUNDS = { minMs: 1000, maxMs: 86_400_000 };
 
 /** The interface spec spells these with one dash; accept both. */
 const SINGLE_DASH = new Map([
@@ -42,17 +44,20 @@ export default class DaemonStart extends DataDirCommand {
     }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP. Tokens then cross the network in clear text.',
+      exclusive: ['tls-cert', 'tls-key', 'client-ca'],
     }),
     'tls-cert': Flags.string({
+      dependsOn: ['tls-key'],
       summary: 'PEM certificate (default: the deployment certificate from `svc init`).',
     }),
-    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.', dependsOn: ['tls-cert'] }),
     'client-ca': Flags.string({
       summary: 'PEM CA for mutual TLS: clients authenticate by certificate; bearer tokens are refused.',
     }),
-    'anchor-interval': Flags.string({
+    'anchor-interval': durationFlag(ANCHOR_INTERVAL_BOUNDS)({
       summary: 'Sign a tree head when the oldest unanchored journal entry is this old (1s to 1d).',
-      default: '5m',
+      default: 5 * 60_000,
+      defaultHelp: async () => '5m',
     }),
     'anchor-entries': Flags.integer({
       summary: 'Sign a tree head as soon as this many journal entries are unanchored.',
@@ -95,10 +100,7 @@ export default class DaemonStart extends DataDirCommand {
     const { flags } = await this.parse(DaemonStart, normalizeDashes(this.argv));
     // Listen for the stop signal before anything starts, so an early SIGTERM is never lost.
     const stopSignal = untilSignal();
-    const anchorIntervalMs = parseDuration('anchor-interval', flags['anchor-interval'], {
-      minMs: 1000,
-      maxMs: 86_400_000,
-    });
+    const anchorIntervalMs = flags['anchor-interval'];
     const limits = serverLimits(flags);
     const dir = this.dataDir(flags);
     const daemon = await startDaemon({

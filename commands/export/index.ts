@@ -5,6 +5,7 @@ import { SvcError } from '../../src/core/errors.js';
 import { writeAtomically } from '../../src/export/export-file.js';
 import { exportLog, type ExportOptions, type ExportSummary } from '../../src/export/log-export.js';
 import { Keyring } from '../../src/store/keyring.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class Export extends DataDirCommand {
   static override summary =
@@ -16,7 +17,7 @@ export default class Export extends DataDirCommand {
     '<%= config.bin %> export --tenant acme | gzip > acme.jsonl.gz',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     out: Flags.string({ summary: 'Write the export to this file (default: stdout).' }),
   };
 

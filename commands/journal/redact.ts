@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import type { Tombstone } from '../../src/evidence/export-line.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class JournalRedact extends DataDirCommand {
   static override summary =
@@ -11,7 +12,7 @@ export default class JournalRedact extends DataDirCommand {
     '<%= config.bin %> journal redact --tenant acme --from 1 --to 5000 --reason "retention: 400 days" --authorised-by alice --policy-id retention-400d',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     from: Flags.integer({ summary: 'First sequence of the range.', required: true, min: 1 }),
     to: Flags.integer({ summary: 'Last sequence of the range (inclusive).', required: true, min: 1 }),
     reason: Flags.string({ summary: 'Why, in words an auditor reads.', required: true }),

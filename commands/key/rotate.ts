@@ -1,12 +1,12 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { rotateKey, type KeyView } from '../../src/provisioning/signing-key.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class KeyRotate extends DataDirCommand {
   static override summary =
     'Make a new journal signing key for a tenant; later heads use it, older ones keep their key id.';
   static override examples = ['<%= config.bin %> key rotate --tenant acme'];
-  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+  static override flags = { tenant: tenantFlag({ required: true }) };
 
   async run(): Promise<KeyView> {
     const { flags } = await this.parse(KeyRotate);

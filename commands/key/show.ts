@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { renderTable } from '../../src/cli/table.js';
 import { pinnedKey, showKeys, type KeyView, type PinnedKey } from '../../src/provisioning/signing-key.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class KeyShow extends DataDirCommand {
   static override summary = "Show a tenant's journal signing key for auditors to pin.";
@@ -13,7 +14,7 @@ export default class KeyShow extends DataDirCommand {
     '<%= config.bin %> key show --tenant acme --pem > acme-journal.pub.pem',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     pem: Flags.boolean({ summary: 'Print the active public key as a PEM SPKI file and nothing else.' }),
     all: Flags.boolean({ summary: 'Every key an export may name: the active key and the retired ones.' }),
   };

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { grantPermission, type PermissionView } from '../../src/provisioning/permission.js';
 import type { PutResult } from '../../src/store/registry-ports.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class PermissionGrant extends DataDirCommand {
   static override summary = 'Grant an actor a standing permission to use a capability.';
@@ -9,7 +10,7 @@ export default class PermissionGrant extends DataDirCommand {
     '<%= config.bin %> permission grant --tenant acme --actor crm-agent --capability crm.contacts',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     actor: Flags.string({ summary: 'A registered actor.', required: true }),
     capability: Flags.string({ summary: 'A registered capability.', required: true }),
   };

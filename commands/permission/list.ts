@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listPermissions, type PermissionView } from '../../src/provisioning/permission.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<PermissionView>[] = [
   { header: 'actor', cell: (p) => p.actor_id },
@@ -16,7 +17,7 @@ export default class PermissionList extends DataDirCommand {
     '<%= config.bin %> permission list --tenant acme --actor crm-agent',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     actor: Flags.string({ summary: 'Only this actor’s permissions.' }),
     capability: Flags.string({ summary: 'Only permissions on this capability.' }),
   };

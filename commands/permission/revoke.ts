@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { revokePermission } from '../../src/provisioning/permission.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class PermissionRevoke extends DataDirCommand {
   static override summary =
@@ -9,7 +10,7 @@ export default class PermissionRevoke extends DataDirCommand {
     '<%= config.bin %> permission revoke --tenant acme --actor crm-agent --capability crm.contacts',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     actor: Flags.string({ summary: 'The actor holding the permission.', required: true }),
     capability: Flags.string({ summary: 'The capability.', required: true }),
   };

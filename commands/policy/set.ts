@@ -3,6 +3,7 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { formatDiagnostic } from '../../src/policy/diagnostic.js';
 import { setPolicy, type PolicySet } from '../../src/provisioning/policy.js';
 import { readTextFile } from '../../src/provisioning/text-file.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class PolicySetCommand extends DataDirCommand {
   static override summary =
@@ -12,7 +13,7 @@ export default class PolicySetCommand extends DataDirCommand {
     '<%= config.bin %> policy set --tenant acme --file policy.cedar',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     file: Flags.string({ char: 'f', summary: 'The policy set, in Cedar syntax.', required: true }),
   };
 

@@ -1,11 +1,11 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { showPolicy, type PolicyView } from '../../src/provisioning/policy.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class PolicyShow extends DataDirCommand {
   static override summary = "Print a tenant's stored policy set and its version.";
   static override examples = ['<%= config.bin %> policy show --tenant acme > current.cedar'];
-  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+  static override flags = { tenant: tenantFlag({ required: true }) };
 
   async run(): Promise<PolicyView> {
     const { flags } = await this.parse(PolicyShow);

@@ -8,6 +8,7 @@ import {
   type PolicyCheck,
 } from '../../src/provisioning/policy.js';
 import { readTextFile } from '../../src/provisioning/text-file.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class PolicyValidate extends DataDirCommand {
   static override summary = 'Check a Cedar policy set against the schema without storing it.';
@@ -19,7 +20,7 @@ export default class PolicyValidate extends DataDirCommand {
   ];
   static override flags = {
     file: Flags.string({ char: 'f', summary: 'The policy set, in Cedar syntax.', required: true }),
-    tenant: Flags.string({ summary: "Validate against this tenant's verbs." }),
+    tenant: tenantFlag({ summary: "Validate against this tenant's verbs." }),
     verb: Flags.string({ summary: 'Also allow this verb (repeatable, or a comma list).', multiple: true }),
   };
 

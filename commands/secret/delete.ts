@@ -1,13 +1,14 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { deleteSecret } from '../../src/provisioning/secret.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class SecretDelete extends DataDirCommand {
   static override summary =
     'Delete a secret; a surface that references it has no usable credential from the next call on.';
   static override examples = ['<%= config.bin %> secret delete --tenant acme --name crm-token'];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     name: Flags.string({ summary: 'Secret name.', required: true }),
   };
 

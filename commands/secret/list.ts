@@ -1,7 +1,7 @@
-import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listSecrets, type SecretListing } from '../../src/provisioning/secret.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<SecretListing>[] = [
   { header: 'reference', cell: (s) => s.reference },
@@ -12,7 +12,7 @@ const COLUMNS: Column<SecretListing>[] = [
 export default class SecretList extends DataDirCommand {
   static override summary = "List a tenant's secrets by name (values are never shown).";
   static override examples = ['<%= config.bin %> secret list --tenant acme'];
-  static override flags = { tenant: Flags.string({ summary: 'Tenant id.', required: true }) };
+  static override flags = { tenant: tenantFlag({ required: true }) };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SecretList);

@@ -3,6 +3,7 @@ import { DataDirCommand, isInteractive } from '../../src/cli/base-command.js';
 import { SvcError } from '../../src/core/errors.js';
 import { readTextFile } from '../../src/provisioning/text-file.js';
 import { setSecret, type SecretResult } from '../../src/provisioning/secret.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const MAX_BYTES = 64 * 1024;
 
@@ -28,7 +29,7 @@ export default class SecretSet extends DataDirCommand {
     '<%= config.bin %> secret set --tenant acme --name crm-token --from-file ./crm-token.txt',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     name: Flags.string({ summary: 'Secret name, referenced as secret:<name>.', required: true }),
     'from-file': Flags.string({ summary: 'Read the value from this file instead of stdin.' }),
   };

@@ -1,12 +1,13 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { setTaskBudget, type TaskView } from '../../src/provisioning/task.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class TaskBudget extends DataDirCommand {
   static override summary = "Set a task's budget; never below what allowed decisions have already reserved.";
   static override examples = ['<%= config.bin %> task budget --tenant acme --id q3-cleanup --set 400'];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     id: Flags.string({ summary: 'Task id.', required: true }),
     set: Flags.string({ summary: 'The new budget in USD.', required: true }),
   };

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { createTask, type TaskView } from '../../src/provisioning/task.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class TaskCreate extends DataDirCommand {
   static override summary =
@@ -13,7 +14,7 @@ export default class TaskCreate extends DataDirCommand {
     '<%= config.bin %> task create --tenant acme --id q3-eu --parent q3-cleanup --sponsor bob --budget-usd 40',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     sponsor: Flags.string({ summary: 'The registered human accountable for the task.', required: true }),
     'budget-usd': Flags.string({ summary: 'Budget in USD (at most 6 decimal places).', required: true }),
     id: Flags.string({ summary: 'Task id (a slug); default a generated task_<hex> id.' }),

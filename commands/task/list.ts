@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { pageStream, type Column } from '../../src/cli/list-output.js';
 import { listTasks, MAX_PAGE, type TaskView } from '../../src/provisioning/task.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<TaskView>[] = [
   { header: 'task', cell: (t) => t.task_id },
@@ -21,7 +22,7 @@ export default class TaskList extends DataDirCommand {
     '<%= config.bin %> task list --tenant acme --all --json',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     limit: Flags.integer({ summary: `Tasks per page, 1 to ${MAX_PAGE}.`, default: 50 }),
     cursor: Flags.string({
       summary: 'Continue from the next_cursor of a previous page.',

@@ -2,12 +2,13 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { renderTable } from '../../src/cli/table.js';
 import { showTask, type TaskView } from '../../src/provisioning/task.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class TaskShow extends DataDirCommand {
   static override summary = 'Show a task: status, sponsor, budget and what is reserved, tree and agents.';
   static override examples = ['<%= config.bin %> task show --tenant acme --id q3-cleanup'];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     id: Flags.string({ summary: 'Task id.', required: true }),
   };
 

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { installTheme, type InstalledTheme } from '../../src/provisioning/theme.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class ThemeInstall extends DataDirCommand {
   static override summary =
@@ -13,7 +14,7 @@ export default class ThemeInstall extends DataDirCommand {
     file: Args.string({ description: 'The theme file (JSON, version 1).', required: true }),
   };
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     assets: Flags.string({
       summary: 'Directory holding the logo and font files the theme names under /tenant-assets/.',
     }),

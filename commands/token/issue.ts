@@ -1,7 +1,14 @@
 import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { issueToken, parseTtl, type IssuedToken } from '../../src/provisioning/token.js';
+import {
+  DEFAULT_TOKEN_TTL_MS,
+  issueToken,
+  TTL_BOUNDS,
+  type IssuedToken,
+} from '../../src/provisioning/token.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
+import { durationFlag } from '../../src/cli/duration-flag.js';
 
 export default class TokenIssue extends DataDirCommand {
   static override summary =
@@ -11,15 +18,17 @@ export default class TokenIssue extends DataDirCommand {
     'export SVC_TOKEN=$(<%= config.bin %> token issue --tenant acme --actor crm-agent --json | jq -r .token)',
   ];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     actor: Flags.string({ summary: 'Actor id the token authenticates.', required: true }),
-    ttl: Flags.string({ summary: 'Lifetime such as 90d, 12h, 30m or 45s (default 90d, at most 3650d).' }),
+    ttl: durationFlag(TTL_BOUNDS)({
+      summary: 'Lifetime such as 90d, 12h, 30m or 45s (default 90d, at most 3650d).',
+    }),
     label: Flags.string({ summary: 'A note to recognise the token by in `svc token list`.' }),
   };
 
   async run(): Promise<IssuedToken> {
     const { flags } = await this.parse(TokenIssue);
-    const ttlMs = parseTtl(flags.ttl);
+    const ttlMs = flags.ttl ?? DEFAULT_TOKEN_TTL_MS;
     const issued = await this.withStore(flags, (store) =>
       issueToken(store, {
         tenantId: flags.tenant,

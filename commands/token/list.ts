@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { listTokens, type TokenListing } from '../../src/provisioning/token.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<TokenListing>[] = [
   { header: 'token id', cell: (t) => t.token_id },
@@ -15,7 +16,7 @@ export default class TokenList extends DataDirCommand {
   static override summary = "List a tenant's tokens by their public id (secrets are never shown again).";
   static override examples = ['<%= config.bin %> token list --tenant acme --actor crm-agent'];
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     actor: Flags.string({ summary: 'Only this actor’s tokens.' }),
   };
 

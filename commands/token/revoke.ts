@@ -2,13 +2,14 @@ import { Args, Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { SvcError } from '../../src/core/errors.js';
 import { revokeToken } from '../../src/provisioning/token.js';
+import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 export default class TokenRevoke extends DataDirCommand {
   static override summary = 'Revoke a token; the daemon refuses it from the next request on.';
   static override examples = ['<%= config.bin %> token revoke --tenant acme --id 3f2a9c0d1e4b5a69'];
   static override args = { id: Args.string({ description: 'Token id (or use --id).' }) };
   static override flags = {
-    tenant: Flags.string({ summary: 'Tenant id.', required: true }),
+    tenant: tenantFlag({ required: true }),
     id: Flags.string({ summary: 'Token id as shown by `svc token list`.' }),
   };
 

@@ -22,10 +22,14 @@ export default class WitnessServe extends SvcCommand {
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8095',
     }),
-    'tls-cert': Flags.string({ summary: 'PEM certificate to serve TLS with.' }),
-    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.' }),
+    'tls-cert': Flags.string({
+      dependsOn: ['tls-key'],
+      summary: 'PEM certificate to serve TLS with.',
+    }),
+    'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.', dependsOn: ['tls-cert'] }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP (cosignatures are signed, but a daemon cannot authenticate the channel).',
+      exclusive: ['tls-cert', 'tls-key'],
     }),
     'key-file': Flags.string({
       summary: 'The witness private key (`svc witness key` makes one).',

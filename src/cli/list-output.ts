@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { SvcError } from '../core/errors.js';
-import { cellText, columnWidths, formatRow, headerLines, type Cell } from './table.js';
+import { cellText, firstPage, laterPage, type Cell } from './table.js';
 
 /** The one page shape of every list, on the daemon and in every `svc … list --json`. */
 export interface Page<T> {
@@ -160,12 +160,12 @@ export async function writeTableList<T>(
   try {
     for await (const page of pages) {
       const rows = page.items.map((item) => columns.map((c) => cellText(c.cell(item))));
-      const lines: string[] = [];
+      let lines: string[];
       if (widths === undefined) {
-        widths = columnWidths(headers, rows);
-        lines.push(...headerLines(headers, widths));
+        ({ lines, widths } = firstPage(headers, rows));
+      } else {
+        lines = laterPage(rows, widths);
       }
-      for (const r of rows) lines.push(formatRow(r, widths));
       count += rows.length;
       last = page.next_cursor;
       await write(`${lines.join('\n')}\n`);

@@ -1,8 +1,33 @@
 import chalk from 'chalk';
+import Table from 'cli-table3';
 
 export type Cell = string | number | boolean | null | undefined;
 
-const GAP = '  ';
+/** No borders: columns apart by two spaces, one line per row. */
+const NO_BORDER = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+};
+
+/**
+ * cli-table3 truncates a cell wider than a fixed column and marks it. The mark is a NUL:
+ * `cellText` escapes every control character, so it never occurs in a cell and its presence
+ * in a line means that row overflowed.
+ */
+const OVERFLOW = '\u0000';
 
 /**
  * Control characters (C0, DEL, C1) and the bidirectional overrides, shown escaped: cells
@@ -27,44 +52,91 @@ export function cellText(c: Cell): string {
 }
 
 /**
- * Column widths of a table: one pass over the rows. The last column is never padded, so
- * its width is not needed.
+ * cli-table3's layout grows faster than its row count; rows go through it this many at a
+ * time, in columns fixed beforehand, so a page of any size costs time in proportion to it.
  */
-export function columnWidths(headers: readonly string[], rows: readonly (readonly string[])[]): number[] {
-  const widths = headers.map((h) => h.length);
-  for (const row of rows) {
-    for (let i = 0; i < widths.length - 1; i++) {
-      const n = row[i]?.length ?? 0;
-      if (n > widths[i]!) widths[i] = n;
-    }
-  }
-  return widths;
-}
+const CHUNK = 100;
 
-/** One row, padded to the widths; a wider cell pushes the rest of its row, never wraps. */
-export function formatRow(cells: readonly string[], widths: readonly number[]): string {
-  let line = '';
-  const last = widths.length - 1;
-  for (let i = 0; i < last; i++) line += (cells[i] ?? '').padEnd(widths[i]!) + GAP;
-  return (line + (cells[last] ?? '')).trimEnd();
-}
-
-/** The header and its rule, bold where the terminal shows colour. */
-export function headerLines(headers: readonly string[], widths: readonly number[]): string[] {
-  const last = widths.length - 1;
-  const head = headers.map((h, i) => chalk.bold(i === last ? h : h.padEnd(widths[i]!))).join(GAP);
-  const rule = widths.map((w, i) => '-'.repeat(i === last ? headers[i]!.length : w)).join(GAP);
-  return [head.trimEnd(), rule];
+/** One cli-table3 table; toString fills colWidths with the widths it used. */
+function layoutChunk(
+  rows: readonly (readonly string[])[],
+  widths?: readonly number[],
+): { lines: string[]; widths: number[] } {
+  const table = new Table({
+    chars: NO_BORDER,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+    truncate: OVERFLOW,
+    ...(widths ? { colWidths: [...widths] } : {}),
+  });
+  table.push(...rows.map((r) => [...r]));
+  const text = table.toString();
+  const used = table.options.colWidths.map((w) => w ?? 0);
+  return { lines: text === '' ? [] : text.split('\n').map((l) => l.trimEnd()), widths: used };
 }
 
 /**
- * A plain aligned table for human output (`--json` is the machine-readable form). Linear
- * in the number of cells: widths in one pass, each row formatted once, one join.
+ * Rows laid out by cli-table3, which measures cells in terminal columns (a CJK character or
+ * an emoji takes two), each line without trailing blanks. `widths` fixes the columns; without
+ * it they fit the widest cell of each. The widths used come back with the lines.
+ */
+function layout(
+  rows: readonly (readonly string[])[],
+  widths?: readonly number[],
+): { lines: string[]; widths: number[] } {
+  if (widths === undefined && rows.length <= CHUNK) return layoutChunk(rows);
+  let fixed = widths ? [...widths] : [];
+  if (widths === undefined) {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const own = layoutChunk(rows.slice(i, i + CHUNK)).widths;
+      fixed = own.map((w, c) => Math.max(w, fixed[c] ?? 0));
+    }
+  }
+  const lines: string[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK)
+    lines.push(...layoutChunk(rows.slice(i, i + CHUNK), fixed).lines);
+  return { lines, widths: fixed };
+}
+
+/**
+ * The first page of a table: the header (bold where the terminal shows colour), its rule and
+ * the rows, columns as wide as their widest cell. The rule under the last column is as long
+ * as its header: that column is never padded.
+ */
+export function firstPage(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+): { lines: string[]; widths: number[] } {
+  const { lines, widths } = layout([headers.map((h) => chalk.bold(h)), ...rows]);
+  const last = widths.length - 1;
+  const rule = widths.map((w, i) => '-'.repeat(i === last ? headers[i]!.length : w)).join(NO_BORDER.middle);
+  lines.splice(1, 0, rule);
+  return { lines, widths };
+}
+
+/**
+ * A later page, in the first page's columns: a row with a wider cell is laid out on its
+ * own, so it pushes the rest of its row instead of being cut or reflowing what was printed.
+ */
+export function laterPage(rows: readonly (readonly string[])[], widths: readonly number[]): string[] {
+  const lines = layout(rows, widths).lines;
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.includes(OVERFLOW)) continue;
+    const own = layout([rows[i]!]).widths;
+    lines[i] = layout(
+      [rows[i]!],
+      widths.map((w, c) => Math.max(w, own[c] ?? 0)),
+    ).lines[0]!;
+  }
+  return lines;
+}
+
+/**
+ * A plain aligned table for human output (`--json` is the machine-readable form): every
+ * cell escaped, then laid out once.
  */
 export function renderTable(headers: string[], rows: readonly (readonly Cell[])[]): string {
-  const text = rows.map((r) => r.map(cellText));
-  const widths = columnWidths(headers, text);
-  const lines = headerLines(headers, widths);
-  for (const r of text) lines.push(formatRow(r, widths));
-  return lines.join('\n');
+  return firstPage(
+    headers,
+    rows.map((r) => r.map(cellText)),
+  ).lines.join('\n');
 }

@@ -7,7 +7,7 @@ import { requireActor } from './actor.js';
 import { requireTenant } from './tenant.js';
 
 export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
-const TTL_BOUNDS = { minMs: 1_000, maxMs: 3650 * 86_400_000 };
+export const TTL_BOUNDS = { minMs: 1_000, maxMs: 3650 * 86_400_000 };
 
 export interface IssuedToken {
   token_id: string;

@@ -1,4 +1,6 @@
 import { webcrypto, X509Certificate } from 'node:crypto';
+// @peculiar/x509 builds on tsyringe, which throws at load time without the Reflect metadata
+// polyfill: it must be imported first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 

@@ -233,7 +233,11 @@ describe('operator console in chromium (built binary, TLS)', () => {
   });
 
   it('shows a new approval without a reload, approves it with a confirmation, and the agent’s resume succeeds', async () => {
-    await expect(page.getByText('No pending approvals.')).toBeDefined();
+    // The list starts empty: the empty-state line is shown, exactly once (a locator alone is
+    // always defined; waiting on it is what can fail).
+    const empty = page.getByText('No pending approvals.', { exact: true });
+    await empty.waitFor({ timeout: 10_000 });
+    expect(await empty.count()).toBe(1);
     const pay = {
       capability: 'payments.send',
       action: 'write',

@@ -1,17 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import {
-  cpSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-  copyFileSync,
-  existsSync,
-} from 'node:fs';
+import { cpSync, readFileSync, symlinkSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
+import { committedSnapshot } from '../helpers/snapshot-file.js';
 import { tmpDir } from '../helpers/tmp.js';
+
+const HOW = 'SVC_UPDATE_SNAPSHOTS=1 npx vitest run test/e2e/manifest.test.ts';
 
 interface Manifest {
   version: string;
@@ -52,6 +47,8 @@ function surface(m: Manifest): Record<string, unknown> {
         ...(f.multiple ? { multiple: true } : {}),
         ...(f.options ? { options: f.options } : {}),
         ...(f.default !== undefined ? { default: f.default } : {}),
+        ...(Array.isArray(f.dependsOn) && f.dependsOn.length ? { dependsOn: f.dependsOn } : {}),
+        ...(Array.isArray(f.exclusive) && f.exclusive.length ? { exclusive: f.exclusive } : {}),
       };
     }
     out[id] = { flags, args: Object.keys(c.args ?? {}), json: c.enableJsonFlag ?? false };
@@ -79,16 +76,10 @@ describe('command surface', () => {
 
   it('no flag, argument or --json switch disappears silently (test/snapshots/commands.json)', () => {
     fresh ??= freshManifest(scratch.path);
-    const file = join(ROOT, 'test/snapshots/commands.json');
     const now = surface(fresh);
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(file)) {
-      mkdirSync(join(ROOT, 'test/snapshots'), { recursive: true });
-      writeFileSync(file, JSON.stringify(now, null, 2) + '\n');
-    }
-    const snapshot = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    expect(
-      now,
-      'the command surface changed: if on purpose, run UPDATE_SNAPSHOTS=1 npx vitest run test/e2e/manifest.test.ts and commit the snapshot',
-    ).toEqual(snapshot);
+    const snapshot = committedSnapshot(join(ROOT, 'test/snapshots/commands.json'), now, HOW);
+    expect(now, `the command surface changed: if on purpose, run ${HOW} and commit the snapshot`).toEqual(
+      snapshot,
+    );
   });
 });

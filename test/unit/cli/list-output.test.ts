@@ -75,6 +75,25 @@ describe('the table renderer', () => {
     expect(cellText(12)).toBe('12');
   });
 
+  it('aligns CJK and emoji cells by the columns they take on a terminal, not their code units', () => {
+    const text = renderTable(
+      ['name', 'kind', 'note'],
+      [
+        ['支払い承認', '💸', 'wide'],
+        ['ab', 'x', 'narrow'],
+        ['👍🏽 ok', 'é', 'mixed'],
+      ],
+    );
+    // A wide character takes two columns: '支払い承認' is 10, '💸' 2, '👍🏽' 2.
+    expect(text.split('\n')).toEqual([
+      'name        kind  note',
+      '----------  ----  ----',
+      '支払い承認  💸    wide',
+      'ab          x     narrow',
+      '👍🏽 ok       é     mixed',
+    ]);
+  });
+
   it('renders 50,000 rows in one pass, every row once', () => {
     const many = rows(0, 50_000).map((r) => [r.id, r.n, r.note]);
     const lines = renderTable(['id', 'n', 'note'], many).split('\n');
@@ -190,6 +209,28 @@ describe('the streamed table', () => {
     };
     await writeTableList(pages(), COLUMNS, out.write);
     expect(out.text().split('\n').slice(2, 4)).toEqual(['a   1  x', 'abcdef  2  y']);
+  });
+
+  it("a later page keeps the first page's columns in terminal width, and a wider CJK cell pushes only its row", async () => {
+    const out = recorder();
+    const pages = async function* () {
+      yield { items: [{ id: '受付', n: 1, note: 'x' }], next_cursor: 'c' };
+      yield {
+        items: [
+          { id: 'ab', n: 2, note: 'y' },
+          { id: '受付番号', n: 3, note: 'z' },
+          { id: '\u202e😀', n: 4, note: 'w' },
+        ],
+        next_cursor: null,
+      };
+    };
+    await writeTableList(pages(), COLUMNS, out.write);
+    expect(out.text().split('\n').slice(2, 6)).toEqual([
+      '受付  1  x',
+      'ab    2  y',
+      '受付番号  3  z',
+      '\\u202e😀  4  w',
+    ]);
   });
 
   it('a page that fails after rows were printed keeps them and says where to resume', async () => {
