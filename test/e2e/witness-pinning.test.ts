@@ -21,27 +21,11 @@ import {
 } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 
 interface WitnessKey {
   witness_id: string;
   public_key: string;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  context?: () => string,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${context ? `: ${context()}` : ''}`);
-    await sleep(200);
-  }
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
