@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { isErrorCode, SvcError } from '../core/errors.js';
+import { ERROR_CODES, EXTENSION_CODES, isErrorCode, SvcError, type ErrorKind } from '../core/errors.js';
 import { BodyTooLarge, MAX_DAEMON_ANSWER, readCappedBody } from '../io/capped-body.js';
 import type { ClientConfig } from './config.js';
 
@@ -126,22 +126,56 @@ const STATUS_KIND: Record<number, SvcError['kind']> = {
   503: 'unavailable',
 };
 
-/** A daemon error body back in the coded family: the same code, reason, remedy and field. */
+/** The family a daemon code belongs to, when this client knows it as a daemon code. */
+function kindOfCode(code: string): ErrorKind | undefined {
+  if ((ERROR_CODES as readonly string[]).includes(code)) return code as ErrorKind;
+  return Object.hasOwn(EXTENSION_CODES, code)
+    ? EXTENSION_CODES[code as keyof typeof EXTENSION_CODES]
+    : undefined;
+}
+
+/**
+ * A daemon error body back in the coded family: the same code, reason, remedy and field.
+ * The one reading of a daemon's refusal, for the SDK and the CLI alike: the family is the
+ * code's own when the code is known (a 500 `internal` stays internal), else the status's.
+ */
 export function errorFromAnswer(status: number, body: unknown): SvcError {
   const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const kind = STATUS_KIND[status] ?? (status < 500 ? 'invalid_request' : 'unavailable');
+  const code = str(b.code);
+  const kind =
+    (code !== undefined ? kindOfCode(code) : undefined) ??
+    STATUS_KIND[status] ??
+    (status < 500 ? 'invalid_request' : 'unavailable');
   const requestId = str(b.request_id);
   const reason =
     (str(b.reason) ?? `the daemon answered HTTP ${status}`) +
     (requestId ? ` (daemon request id ${requestId})` : '');
   const remedy = str(b.remedy);
   const field = str(b.field);
-  const code = str(b.code);
   return new SvcError(kind, reason, {
     // A code this client does not know (a newer daemon) keeps its family.
     code: code !== undefined && isErrorCode(code) ? code : kind,
     ...(remedy !== undefined ? { remedy } : {}),
     ...(field !== undefined ? { field } : {}),
   });
+}
+
+/**
+ * What an answer means, for every client of the daemon (the SDK's methods, the CLI): a
+ * success's JSON body, or the one error that answer maps to. `what` names the call.
+ */
+export function answerBody(ex: Extract<Exchange, { kind: 'answer' }>, what: string): unknown {
+  if (ex.status >= 200 && ex.status < 300 && ex.json) return ex.body;
+  if (!ex.json && ex.status < 400) {
+    throw new SvcError(
+      'unavailable',
+      `${what}: HTTP ${ex.status} without the daemon's JSON body (an intermediary answered?)`,
+      {
+        code: 'invalid_response',
+        remedy: 'check that SVC_ENDPOINT is the daemon itself',
+      },
+    );
+  }
+  throw errorFromAnswer(ex.status, ex.json ? ex.body : {});
 }

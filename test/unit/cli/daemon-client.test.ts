@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientSettings, DaemonClient } from '../../../src/cli/daemon-client.js';
 import { pageStream } from '../../../src/cli/list-output.js';
+import { SvcClient } from '../../../src/sdk/client.js';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { SvcError } from '../../../src/core/errors.js';
 import type { DaemonAddress } from '../../../src/store/daemon-address.js';
@@ -99,6 +100,8 @@ describe('daemon client over HTTP', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         Object.assign(seen, { url: req.url, auth: req.headers.authorization, body });
+        // The SDK's client asks its own paths under the base it is given: route on that base.
+        req.url = req.url?.replace(/\/v1\/capabilities$/, '');
         const reply = (status: number, payload: unknown) => {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
@@ -110,6 +113,9 @@ describe('daemon client over HTTP', () => {
         if (req.url === '/boom')
           return reply(500, { code: 'internal', reason: 'internal error', request_id: 'req-1' });
         if (req.url === '/html') return reply(200, '<html>');
+        if (req.url === '/newer')
+          return reply(409, { code: 'a_code_from_a_newer_daemon', reason: 'newer', remedy: 'upgrade' });
+        if (req.url === '/gateway') return reply(502, '');
         if (req.url?.startsWith('/page')) {
           const c = new URL(req.url, 'http://x').searchParams.get('cursor');
           return reply(
@@ -161,7 +167,35 @@ describe('daemon client over HTTP', () => {
     const boom = await failure(c.get('/boom'));
     expect(boom.kind).toBe('internal');
     expect(boom.reason).toMatch(/req-1/);
-    expect((await failure(c.get('/html'))).reason).toMatch(/not JSON/);
+    expect(await failure(c.get('/html'))).toMatchObject({ kind: 'unavailable', code: 'invalid_response' });
+    await c.close();
+  });
+
+  it('maps every daemon answer to the same error as the SDK does (one mapping, one exit code)', async () => {
+    const c = client();
+    // The SDK's own client over the same real socket, its base URL ending in the answer's path.
+    const sdkError = async (path: string) => {
+      const sdk = new SvcClient({ endpoint: `${base}${path}`, token: 'tok', env: {} });
+      try {
+        return await failure(sdk.capabilities());
+      } finally {
+        await sdk.close();
+      }
+    };
+    for (const path of ['/conflict', '/gone', '/boom', '/newer', '/gateway', '/bad']) {
+      const cli = await failure(c.get(path));
+      const sdk = await sdkError(path);
+      const shape = (e: SvcError) => ({ kind: e.kind, code: e.code, remedy: e.remedy, field: e.field });
+      expect(shape(cli), path).toEqual(shape(sdk));
+      expect(exitCodeFor(cli), path).toBe(exitCodeFor(sdk));
+    }
+    expect(await failure(c.get('/boom'))).toMatchObject({ kind: 'internal', code: 'internal' });
+    expect(await failure(c.get('/newer'))).toMatchObject({
+      kind: 'conflict',
+      code: 'conflict',
+      remedy: 'upgrade',
+    });
+    expect(await failure(c.get('/gateway'))).toMatchObject({ kind: 'unavailable', code: 'unavailable' });
     await c.close();
   });
 
