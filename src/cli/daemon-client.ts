@@ -1,10 +1,15 @@
 import { SvcError } from '../core/errors.js';
 import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
+import { DEFAULT_ENDPOINT } from '../sdk/config.js';
 import { answerBody, Transport } from '../sdk/transport.js';
 import type { DaemonAddress } from '../store/daemon-address.js';
 
-/** Where `svc daemon start` listens by default: TLS with the deployment certificate. */
-export const DEFAULT_ENDPOINT = 'https://127.0.0.1:8090';
+/**
+ * Where `svc daemon start` listens by default: TLS with the deployment certificate. Not the
+ * client default (that is the spec's `SVC_ENDPOINT` default, `DEFAULT_ENDPOINT`, shared with
+ * the SDKs); a client that reaches it over plain HTTP is told to set this one.
+ */
+export const DAEMON_DEFAULT_URL = 'https://127.0.0.1:8090';
 const TIMEOUT_MS = 30_000;
 
 export interface ClientSettings {
@@ -77,7 +82,7 @@ export function clientSettings(
   const localCa =
     recorded === endpoint
       ? (local.address?.ca_cert ?? undefined)
-      : endpoint === DEFAULT_ENDPOINT
+      : endpoint === DAEMON_DEFAULT_URL
         ? local.deploymentCert
         : undefined;
   const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined) ?? localCa;

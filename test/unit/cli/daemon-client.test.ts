@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +10,26 @@ import { SvcClient } from '../../../src/sdk/client.js';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { SvcError } from '../../../src/core/errors.js';
 import type { DaemonAddress } from '../../../src/store/daemon-address.js';
+import { createDeploymentCertificate } from '../../../src/tls/certificate.js';
 import { tmpDir } from '../../helpers/tmp.js';
 
 const env = { SVC_TOKEN: 'svct_0000000000000000_secret' };
 
+/** The error a call ends in; a call that succeeds fails the test. */
+const failure = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    return err as SvcError;
+  }
+  throw new Error('expected a failure');
+};
+
 describe('daemon client settings', () => {
   it('defaults the endpoint, refuses a missing token and an unreadable CA, saying what to do', () => {
+    // The spec's SVC_ENDPOINT default, the same as the SDKs'.
     expect(clientSettings({}, env)).toEqual({
-      endpoint: 'https://127.0.0.1:8090',
+      endpoint: 'http://127.0.0.1:8090',
       token: env.SVC_TOKEN,
       source: 'the default',
     });
@@ -82,8 +95,11 @@ describe('daemon client settings next to a local daemon', () => {
     });
   });
 
-  it('trusts the deployment certificate for the default address when no daemon recorded one', () => {
-    expect(clientSettings({}, env, { deploymentCert: cert }).ca).toBe('DEPLOYMENT PEM');
+  it("trusts the deployment certificate for the daemon's default TLS address when no daemon recorded one", () => {
+    const daemonDefault = { ...env, SVC_ENDPOINT: 'https://127.0.0.1:8090' };
+    expect(clientSettings({}, daemonDefault, { deploymentCert: cert }).ca).toBe('DEPLOYMENT PEM');
+    // The plain-HTTP client default never carries a certificate.
+    expect(clientSettings({}, env, { deploymentCert: cert }).ca).toBe(undefined);
     expect(clientSettings({}, env, { address: { ...address, ca_cert: null }, deploymentCert: cert }).ca).toBe(
       undefined,
     );
@@ -132,14 +148,6 @@ describe('daemon client over HTTP', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   const client = () => new DaemonClient({ endpoint: base, token: 'tok' });
-  const failure = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (err) {
-      return err as SvcError;
-    }
-    throw new Error('expected a failure');
-  };
 
   it('sends the bearer token, the query and the JSON body', async () => {
     const c = client();
@@ -192,7 +200,7 @@ describe('daemon client over HTTP', () => {
     expect(await failure(c.get('/boom'))).toMatchObject({ kind: 'internal', code: 'internal' });
     expect(await failure(c.get('/newer'))).toMatchObject({
       kind: 'conflict',
-      code: 'conflict',
+      code: 'a_code_from_a_newer_daemon',
       remedy: 'upgrade',
     });
     expect(await failure(c.get('/gateway'))).toMatchObject({ kind: 'unavailable', code: 'unavailable' });
@@ -228,5 +236,31 @@ describe('daemon client over HTTP', () => {
     expect(err.remedy).toMatch(/svc daemon start/);
     expect(exitCodeFor(err)).toBe(6);
     await c.close();
+  });
+});
+
+describe('a TLS daemon asked over plain HTTP', () => {
+  let server: HttpsServer;
+  let port: number;
+  beforeAll(async () => {
+    const tls = await createDeploymentCertificate({ now: new Date() });
+    server = createHttpsServer({ cert: tls.certPem, key: tls.keyPem }, (_req, res) => res.end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('is unreachable, never an unknown outcome, and says which SVC_ENDPOINT to set (CLI and SDK alike)', async () => {
+    const c = new DaemonClient({ endpoint: `http://127.0.0.1:${port}`, token: 'tok' });
+    const cli = await failure(c.post('/v1/action', {}));
+    await c.close();
+    expect(cli).toMatchObject({ kind: 'unavailable', code: 'unreachable' });
+    expect(cli.reason).toMatch(/answers TLS, not plain HTTP/);
+    expect(cli.remedy).toContain(`SVC_ENDPOINT=https://127.0.0.1:${port}`);
+    expect(exitCodeFor(cli)).toBe(6);
+    const sdk = new SvcClient({ endpoint: `http://127.0.0.1:${port}`, token: 'tok', env: {} });
+    const fromSdk = await failure(sdk.capabilities());
+    await sdk.close();
+    expect({ code: fromSdk.code, remedy: fromSdk.remedy }).toEqual({ code: cli.code, remedy: cli.remedy });
   });
 });
