@@ -87,6 +87,25 @@ export default tseslint.config(
   },
   { files: ['src/core/**', 'src/policy/**', 'src/evidence/**'], rules: pureLayerRule },
   {
+    // The daemon is its routes and wiring; the HTTP toolkit (src/http) and the wire contract
+    // (src/api) are what the console, CLI, witness and MCP share with it (DESIGN.md).
+    files: ['src/**'],
+    ignores: ['src/daemon/**', 'src/core/**', 'src/policy/**', 'src/evidence/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/daemon/**'],
+              message: 'only commands/ import src/daemon/; share through src/http or src/api (DESIGN.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The verifier shares no code with the producer: only evidence primitives (DESIGN.md).
     files: ['src/evidence/verify/**'],
     rules: {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { SvcCommand } from '../src/cli/base-command.js';
+import { serverLimitFlags } from '../src/cli/server-limit-flags.js';
 import { untilSignal } from '../src/cli/signals.js';
 
 export default class Mcp extends SvcCommand {
@@ -18,6 +19,8 @@ export default class Mcp extends SvcCommand {
       min: 0,
       max: 65535,
     }),
+    // The --http listener's time-outs and connection cap, as every listener takes them.
+    ...serverLimitFlags,
   };
 
   async run(): Promise<void> {
@@ -29,11 +32,13 @@ export default class Mcp extends SvcCommand {
       await Promise.race([closed, untilSignal()]);
       return;
     }
+    const { serverLimits } = await import('../src/http/limits.js');
+    const limits = serverLimits(flags);
     const stopSignal = untilSignal();
     const { clientConfig } = await import('../src/sdk/config.js');
     clientConfig({ token: 'checked-per-request' }); // endpoint and CA mistakes surface now, not per call
     const { serveHttp } = await import('../src/mcp/http.js');
-    const facade = await serveHttp(flags.port);
+    const facade = await serveHttp(flags.port, {}, { limits });
     this.logToStderr(`svc mcp listening on ${facade.url}`);
     await stopSignal;
     await facade.close();

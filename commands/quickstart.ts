@@ -69,11 +69,13 @@ export default class Quickstart extends SvcCommand {
     // The daemon's modules (fastify, SQLite, Cedar) load only here, so `--env` stays quick.
     const { startQuickstart } = await import('../src/cli/quickstart-session.js');
     const { runTour } = await import('../src/cli/quickstart-tour.js');
+    const { startDaemon } = await import('../src/daemon/server.js');
     const qs = await startQuickstart({
       root: dir.root,
       listen: flags.listen,
       consoleListen: flags['console-listen'],
       now: new Date(),
+      startDaemon,
     });
     const b = chalk.bold;
     const { demo } = qs;

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
 import { pageStream, type Page } from '../../src/cli/list-output.js';
 import { APPROVAL_COLUMNS } from '../../src/cli/approval-render.js';
-import type { ApprovalWire } from '../../src/daemon/approval-view.js';
+import type { ApprovalWire } from '../../src/api/approval-view.js';
 
 export default class ApprovalsList extends DaemonCommand {
   static override summary =

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { DaemonCommand } from '../../src/cli/daemon-command.js';
 import { segment } from '../../src/cli/daemon-client.js';
 import { renderApproval } from '../../src/cli/approval-render.js';
-import type { ApprovalWire } from '../../src/daemon/approval-view.js';
+import type { ApprovalWire } from '../../src/api/approval-view.js';
 
 export default class ApprovalsShow extends DaemonCommand {
   static override summary =

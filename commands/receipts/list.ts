@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DaemonCommand, pageFlags, pageLimit } from '../../src/cli/daemon-command.js';
 import { pageStream, type Column, type Page } from '../../src/cli/list-output.js';
-import type { ReceiptView } from '../../src/daemon/schemas/receipt.js';
+import type { ReceiptView } from '../../src/api/receipt.js';
 
 const COLUMNS: Column<ReceiptView>[] = [
   { header: 'seq', cell: (r) => r.sequence },

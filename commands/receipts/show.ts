@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { DaemonCommand } from '../../src/cli/daemon-command.js';
 import { segment } from '../../src/cli/daemon-client.js';
 import { renderRecord } from '../../src/cli/render.js';
-import type { ReceiptView } from '../../src/daemon/schemas/receipt.js';
+import type { ReceiptView } from '../../src/api/receipt.js';
 
 export default class ReceiptsShow extends DaemonCommand {
   static override summary = 'Show one receipt: the published fields of a journal record.';

@@ -9,7 +9,7 @@ import type {
   EntitlementRevokeResult,
   EntitlementView,
   ManagerCardView,
-} from '../daemon/schemas/access.js';
+} from '../api/access.js';
 import type { Column } from './list-output.js';
 import { renderRecord } from './render.js';
 import { renderTable } from './table.js';

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import chalk from 'chalk';
 import type { z } from 'zod';
 import { amountLabel } from '../core/approval-binding.js';
-import type { ApprovalDecisionResult } from '../daemon/schemas/approval.js';
+import type { ApprovalDecisionResult } from '../api/approval.js';
 import { segment, type DaemonClient } from './daemon-client.js';
 
 export type DecisionResult = z.output<typeof ApprovalDecisionResult>;

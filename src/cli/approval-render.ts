@@ -1,5 +1,5 @@
 import { amountLabel, approvalBinding } from '../core/approval-binding.js';
-import type { ApprovalWire } from '../daemon/approval-view.js';
+import type { ApprovalWire } from '../api/approval-view.js';
 import type { Column } from './list-output.js';
 import { renderTable } from './table.js';
 

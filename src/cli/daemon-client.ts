@@ -1,11 +1,15 @@
-import { Agent, request } from 'undici';
-import { SvcError, type ErrorCode } from '../core/errors.js';
+import { SvcError } from '../core/errors.js';
 import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
-import { BodyTooLarge, MAX_DAEMON_ANSWER, readCappedBody } from '../io/capped-body.js';
+import { DEFAULT_ENDPOINT } from '../sdk/config.js';
+import { answerBody, Transport } from '../sdk/transport.js';
 import type { DaemonAddress } from '../store/daemon-address.js';
 
-/** Where `svc daemon start` listens by default: TLS with the deployment certificate. */
-export const DEFAULT_ENDPOINT = 'https://127.0.0.1:8090';
+/**
+ * Where `svc daemon start` listens by default: TLS with the deployment certificate. Not the
+ * client default (that is the spec's `SVC_ENDPOINT` default, `DEFAULT_ENDPOINT`, shared with
+ * the SDKs); a client that reaches it over plain HTTP is told to set this one.
+ */
+export const DAEMON_DEFAULT_URL = 'https://127.0.0.1:8090';
 const TIMEOUT_MS = 30_000;
 
 export interface ClientSettings {
@@ -78,7 +82,7 @@ export function clientSettings(
   const localCa =
     recorded === endpoint
       ? (local.address?.ca_cert ?? undefined)
-      : endpoint === DEFAULT_ENDPOINT
+      : endpoint === DAEMON_DEFAULT_URL
         ? local.deploymentCert
         : undefined;
   const caFile = flags['ca-cert'] ?? (env.SVC_CA_CERT || undefined) ?? localCa;
@@ -104,75 +108,22 @@ export function clientSettings(
   };
 }
 
-const STATUS_KIND: Record<number, SvcError['kind']> = {
-  400: 'invalid_request',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'payload_too_large',
-  503: 'unavailable',
-};
-
-/** The daemon's coded error back in the coded family: same code, reason and remedy. */
-export function errorFromResponse(status: number, body: unknown): SvcError {
-  const b = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const kind = STATUS_KIND[status] ?? (status >= 400 && status < 500 ? 'invalid_request' : 'internal');
-  const requestId = str(b.request_id);
-  const reason =
-    (str(b.reason) ?? `the daemon answered HTTP ${status}`) +
-    (requestId ? ` (daemon request id ${requestId})` : '');
-  const remedy = str(b.remedy);
-  const field = str(b.field);
-  return new SvcError(kind, reason, {
-    // Passed through as the daemon sent it: a newer daemon may know codes this CLI does not.
-    code: (str(b.code) ?? kind) as ErrorCode,
-    ...(remedy !== undefined ? { remedy } : {}),
-    ...(field !== undefined ? { field } : {}),
-  });
-}
-
-const CERT_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
-
-/** A failure to reach the daemon is never an empty answer: it is `unavailable`, saying where. */
-function unreachable(endpoint: string, err: unknown, source?: string): SvcError {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.cause?.code ?? e.code ?? '';
-  const detail = e.cause?.message ?? e.message ?? String(err);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new SvcError(
-      'unavailable',
-      `the daemon at ${endpoint} did not answer within ${TIMEOUT_MS / 1000}s`,
-      {
-        cause: err,
-        remedy:
-          'the outcome is unknown: read the state back (for example `svc receipts list --task <task>`) before retrying',
-      },
-    );
-  }
-  const tls = CERT_ERRORS.test(code) || CERT_ERRORS.test(detail);
-  const where = source !== undefined ? `${endpoint} (${source})` : endpoint;
-  return new SvcError('unavailable', `the daemon is not reachable at ${where}: ${detail}`, {
-    cause: err,
-    remedy: tls
-      ? 'trust the deployment certificate: set SVC_CA_CERT (or --ca-cert) to the file `svc init` printed as ca_cert'
-      : 'start it with `svc daemon start` (or `svc quickstart`), or point SVC_ENDPOINT (or --endpoint) at where it listens',
-  });
-}
-
 export type Query = Record<string, string | number | undefined>;
 
-/** The CLI's side of the daemon API: one connection pool, JSON in and out, coded errors. */
+/**
+ * The CLI's side of the daemon API, on the SDK's transport: one connection pool, JSON in
+ * and out, and the SDK's one mapping from a daemon answer to a coded error.
+ */
 export class DaemonClient {
-  private readonly agent: Agent;
+  private readonly transport: Transport;
 
   constructor(private readonly settings: ClientSettings) {
     // With a CA given, exactly that certificate is trusted: the system roots are not consulted.
-    this.agent = new Agent({
-      connect: settings.ca !== undefined ? { ca: settings.ca } : {},
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
+    this.transport = new Transport({
+      endpoint: settings.endpoint,
+      token: settings.token,
+      ca: settings.ca,
+      timeoutMs: TIMEOUT_MS,
     });
   }
 
@@ -185,55 +136,41 @@ export class DaemonClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.transport.close();
   }
 
   private async send<T>(method: 'GET' | 'POST', path: string, query: Query, body: unknown): Promise<T> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const qs = params.size > 0 ? `?${params.toString()}` : '';
-    const { endpoint } = this.settings;
-    let status: number;
-    let text: string;
-    try {
-      const res = await request(`${endpoint}${path}${qs}`, {
-        method,
-        dispatcher: this.agent,
-        headers: {
-          authorization: `Bearer ${this.settings.token}`,
-          accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    const ex = await this.transport.send(method, `${path}${qs}`, body);
+    if (ex.kind === 'not_sent') throw this.notSent(ex.error);
+    if (ex.kind === 'lost') {
+      throw new SvcError('unavailable', `the daemon at ${this.settings.endpoint}: ${ex.reason}`, {
+        code: 'outcome_unknown',
+        cause: ex.cause,
+        remedy:
+          method === 'GET'
+            ? 'try again'
+            : 'the outcome is unknown: read the state back (for example `svc receipts list --task <task>`) before retrying',
       });
-      status = res.statusCode;
-      text = (await readCappedBody(res, MAX_DAEMON_ANSWER)).toString('utf8');
-    } catch (err) {
-      if (err instanceof BodyTooLarge) {
-        throw new SvcError(
-          'internal',
-          `the server at ${endpoint} answered with more than ${err.limit} bytes`,
-          {
-            remedy: 'check that SVC_ENDPOINT points at an svc daemon',
-          },
-        );
-      }
-      throw unreachable(endpoint, err, this.settings.source);
     }
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      throw new SvcError(
-        'internal',
-        `the server at ${endpoint} answered HTTP ${status} with something that is not JSON`,
-        {
-          remedy: 'check that SVC_ENDPOINT points at an svc daemon',
-        },
-      );
-    }
-    if (status < 200 || status > 299) throw errorFromResponse(status, parsed);
-    return parsed as T;
+    return answerBody(ex, `${method} ${path}`) as T;
+  }
+
+  /** The transport's refusal, saying where the endpoint came from when no flag or SVC_ENDPOINT chose it. */
+  private notSent(err: SvcError): SvcError {
+    const { source } = this.settings;
+    if (source === undefined) return err;
+    return new SvcError(
+      err.kind,
+      err.reason.replace(this.settings.endpoint, `${this.settings.endpoint} (${source})`),
+      {
+        code: err.code,
+        cause: err.cause,
+        ...(err.remedy !== undefined ? { remedy: err.remedy } : {}),
+      },
+    );
   }
 }
 

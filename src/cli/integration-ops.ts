@@ -1,9 +1,5 @@
 import type { z } from 'zod';
-import type {
-  ConnectionCheckResponse,
-  SurfaceChangeResponse,
-  SurfacesResponse,
-} from '../daemon/schemas/brokered.js';
+import type { ConnectionCheckResponse, SurfaceChangeResponse, SurfacesResponse } from '../api/brokered.js';
 
 /** The daemon's answers, as the `svc integration-ops` commands return them under --json. */
 export type SurfacesResult = z.output<typeof SurfacesResponse>;

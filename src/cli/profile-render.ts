@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ExecutionProfile } from '../daemon/schemas/constraints.js';
+import type { ExecutionProfile } from '../api/constraints.js';
 import { renderRecord } from './render.js';
 import { renderTable } from './table.js';
 

@@ -2,7 +2,7 @@ import { SvcError } from '../core/errors.js';
 import { readDemoState } from '../provisioning/demo-state.js';
 import { readDaemonAddress } from '../store/daemon-address.js';
 import type { DataDir } from '../store/data-dir.js';
-import { DEFAULT_ENDPOINT } from './daemon-client.js';
+import { DAEMON_DEFAULT_URL } from './daemon-client.js';
 import { envLines } from './quickstart-walkthrough.js';
 
 /** `svc quickstart --env`: the exports for a second terminal, from what the quickstart kept. */
@@ -16,7 +16,7 @@ export function demoEnvLines(dir: DataDir): string[] {
   const address = readDaemonAddress(dir);
   return envLines({
     dataDir: dir.root,
-    endpoint: address?.url ?? DEFAULT_ENDPOINT,
+    endpoint: address?.url ?? DAEMON_DEFAULT_URL,
     caCert: address?.ca_cert ?? dir.tlsCert,
     adminToken: state.admin.token,
     agentToken: state.agent.token,

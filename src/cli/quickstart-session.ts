@@ -1,9 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startConsole, type RunningConsole } from '../console/server.js';
-import { startDaemon, type RunningDaemon } from '../daemon/server.js';
 import { checkDemoDir, ensureDemo, type DemoSetup } from '../provisioning/demo.js';
+import type { Store } from '../store/ports.js';
 import { assertCanListen } from './port-probe.js';
+
+/** The daemon as the quickstart needs it: its address, its store (for the tour), and a stop. */
+export interface QuickstartDaemon {
+  url: string;
+  store: Store;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the daemon; the command passes `startDaemon`, so that what the CLI shares never
+ * imports the daemon (DESIGN.md: nothing but its commands imports `src/daemon/`).
+ */
+export type DaemonStarter = (o: {
+  dataDir: string;
+  listen: string;
+  allowInsecureHttp: boolean;
+  logger: Record<string, unknown>;
+}) => Promise<QuickstartDaemon>;
 
 /** A listener the quickstart runs: the daemon and the operator console. */
 export interface QuickstartListener {
@@ -14,7 +32,7 @@ export interface QuickstartListener {
 
 export interface Quickstart {
   demo: DemoSetup;
-  daemon: RunningDaemon;
+  daemon: QuickstartDaemon;
   console: RunningConsole;
   /** every listener, in start order; closed in reverse */
   listeners: QuickstartListener[];
@@ -33,12 +51,13 @@ export async function startQuickstart(o: {
   listen: string;
   consoleListen: string;
   now: Date;
+  startDaemon: DaemonStarter;
 }): Promise<Quickstart> {
   checkDemoDir(o.root);
   await assertCanListen(o.listen, '--listen');
   await assertCanListen(o.consoleListen, '--console-listen');
   const demo = await ensureDemo(o.root, o.now);
-  const daemon = await startDaemon({
+  const daemon = await o.startDaemon({
     dataDir: o.root,
     listen: o.listen,
     allowInsecureHttp: false,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { SvcError } from '../core/errors.js';
-import type { ReceiptView } from '../daemon/schemas/receipt.js';
-import type { DecisionResponse } from '../daemon/schemas/decision.js';
+import type { ReceiptView } from '../api/receipt.js';
+import type { DecisionResponse } from '../api/decision.js';
 import { writeAtomically } from '../export/export-file.js';
 import { exportLog } from '../export/log-export.js';
 import { DEMO } from '../provisioning/demo-spec.js';

@@ -1,8 +1,8 @@
-import type { AuthMode } from '../daemon/auth.js';
+import type { AuthMode } from '../http/auth.js';
 import type { Surfaces } from '../integration/surfaces.js';
 import type { ThemeRepo } from '../store/console-ports.js';
 import type { Store } from '../store/ports.js';
-import type { AssetStore } from './asset-store.js';
+import type { AssetStore } from '../store/asset-store.js';
 import type { Sessions } from './session.js';
 
 /** Everything the console app needs, injected: the factory opens nothing and listens on nothing. */

@@ -1,5 +1,5 @@
-import { openApiDocument } from '../daemon/openapi.js';
-import type { AnyRoute } from '../daemon/route.js';
+import { openApiDocument } from '../http/openapi.js';
+import type { AnyRoute } from '../http/route.js';
 
 /**
  * The console's own OpenAPI 3.1 document, from the same route table that mounts it. The

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import { parseListenAddress } from '../http/listen-address.js';
-import { tlsChoice } from '../daemon/server.js';
+import { tlsChoice } from '../http/tls-choice.js';
 import type { ServerLimits } from '../http/limits.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
@@ -11,7 +11,7 @@ import { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { buildConsole } from './app.js';
-import { AssetStore } from './asset-store.js';
+import { AssetStore } from '../store/asset-store.js';
 import type { ConsoleDeps } from './deps.js';
 import { Sessions } from './session.js';
 import { defaultUiDir, loadUiBundle } from './ui-files.js';
@@ -70,7 +70,7 @@ export function consoleDeps(
 export async function startConsole(o: ConsoleStartOptions): Promise<RunningConsole> {
   const { host, port } = parseListenAddress(o.listen);
   const dir = new DataDir(o.dataDir, o.store);
-  const tls = tlsChoice(dir, { ...o, listen: o.listen });
+  const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   const integration =
     o.integrationOps === undefined

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ROLES, type Actor } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
 import { tokenState } from '../core/token.js';
-import type { Caller } from '../daemon/caller.js';
+import type { Caller } from '../http/caller.js';
 import type { ConsoleSessionRepo } from '../store/console-ports.js';
 import type { Store } from '../store/ports.js';
 

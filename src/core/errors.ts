@@ -33,6 +33,7 @@ export const EXTENSION_CODES = {
   asset_url_refused: 'invalid_request',
   bad_request: 'invalid_request',
   headers_too_large: 'invalid_request',
+  method_not_allowed: 'invalid_request',
   request_timeout: 'invalid_request',
   unsupported_media_type: 'invalid_request',
   credential_ref_not_allowed: 'invalid_request',

@@ -4,11 +4,11 @@ import { registerErrorHandler } from '../http/error-mapping.js';
 import { applyServerLimits, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../http/limits.js';
 import { registerResponseHeaders } from '../http/request-id.js';
 import { fastifyServerOptions } from '../http/server-options.js';
-import { authenticator } from './auth.js';
+import { authenticator } from '../http/auth.js';
 import type { DaemonDeps } from './deps.js';
 import { useGuardedJson } from '../http/json-body.js';
-import { openApiDocument } from './openapi.js';
-import { mountRoutes, type AnyRoute } from './route.js';
+import { openApiDocument } from '../http/openapi.js';
+import { mountRoutes, type AnyRoute } from '../http/route.js';
 import { accessRoutes } from './routes/access.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { catalogueRoutes } from './routes/catalogue.js';
@@ -25,7 +25,7 @@ import { managerCardRoutes } from './routes/manager-cards.js';
 import { openApiRoute } from './routes/openapi.js';
 import { receiptRoutes } from './routes/receipts.js';
 import { taskRoutes } from './routes/tasks.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../http/version.js';
 
 export interface DaemonOptions {
   /** pino options, or false for silence (tests) */

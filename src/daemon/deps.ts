@@ -7,8 +7,8 @@ import type { IntegrationOps } from '../integration/operations.js';
 import type { Surfaces } from '../integration/surfaces.js';
 import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
 import type { Store } from '../store/ports.js';
-import type { AuthMode } from './auth.js';
-import type { Caller } from './caller.js';
+import type { AuthMode } from '../http/auth.js';
+import type { Caller } from '../http/caller.js';
 import type { z } from 'zod';
 import type { CapabilityEntry } from './routes/discovery.js';
 

@@ -1,10 +1,11 @@
 import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
 import { RequestActivity } from '../http/request-activity.js';
+import { tlsChoice } from '../http/tls-choice.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
@@ -57,34 +58,6 @@ export interface RunningDaemon {
   store: Store;
   /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
   close(): Promise<void>;
-}
-
-/** What TLS a listener uses (the daemon's and the console's alike), decided before anything opens. */
-export function tlsChoice(
-  dir: DataDir,
-  o: DaemonStartOptions,
-): { cert: string; key: string; clientCa?: string } | undefined {
-  if (o.allowInsecureHttp) {
-    if (o.tlsCert || o.tlsKey || o.clientCa) {
-      throw new SvcError(
-        'usage',
-        '--allow-insecure-http cannot be combined with --tls-cert, --tls-key or --client-ca',
-      );
-    }
-    return undefined;
-  }
-  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
-    throw new SvcError('usage', '--tls-cert and --tls-key go together');
-  }
-  const cert = o.tlsCert ?? dir.tlsCert;
-  const key = o.tlsKey ?? dir.tlsKey;
-  if (!existsSync(cert) || !existsSync(key)) {
-    throw new SvcError('usage', `refusing to serve plain HTTP: no TLS certificate at ${cert}`, {
-      remedy:
-        'run `svc init` to make the deployment certificate, pass --tls-cert and --tls-key, or pass --allow-insecure-http to serve plain HTTP on purpose',
-    });
-  }
-  return { cert, key, ...(o.clientCa !== undefined ? { clientCa: o.clientCa } : {}) };
 }
 
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {

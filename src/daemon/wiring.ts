@@ -4,7 +4,7 @@ import { SvcError } from '../core/errors.js';
 import type { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
-import type { AuthMode } from './auth.js';
+import type { AuthMode } from '../http/auth.js';
 import { admits } from '../core/constraints.js';
 import { DEFAULT_OPEN_APPROVAL_LIMITS, type OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import type { DaemonDeps } from './deps.js';

@@ -19,9 +19,14 @@ const STATUS: Record<SvcError['kind'], number> = {
 
 /**
  * Codes HTTP names more exactly than their kind: refusals of node's HTTP parser, answered
- * before any route runs (see client-error.ts), so no route documents them.
+ * before any route runs (see client-error.ts), and the MCP facade's refusal of a method
+ * (a stateless MCP server must answer GET with 405), so no daemon route documents them.
  */
-const CODE_STATUS: Partial<Record<ErrorCode, number>> = { headers_too_large: 431, request_timeout: 408 };
+const CODE_STATUS: Partial<Record<ErrorCode, number>> = {
+  headers_too_large: 431,
+  request_timeout: 408,
+  method_not_allowed: 405,
+};
 
 export function httpStatus(err: SvcError): number {
   return CODE_STATUS[err.code] ?? STATUS[err.kind];

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { packageVersion } from '../daemon/version.js';
+import { packageVersion } from '../http/version.js';
 import { SvcClient } from '../sdk/client.js';
 import type { ClientOptions } from '../sdk/config.js';
 import { Facade } from './facade.js';

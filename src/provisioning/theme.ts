@@ -3,7 +3,7 @@ import { svgRefused } from '../core/theme/appearance.js';
 import { ASSET_PREFIX, assetNameOf } from '../core/theme/asset-url.js';
 import { FONT_KINDS, RASTER_KINDS, sniffMedia } from '../core/theme/media.js';
 import { parseThemeFile, type Theme } from '../core/theme/theme.js';
-import { AssetStore, readProvidedAsset, type StoredKind } from '../console/asset-store.js';
+import { AssetStore, readProvidedAsset, type StoredKind } from '../store/asset-store.js';
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
 import { readTextFile } from './text-file.js';

@@ -10,7 +10,7 @@ import {
   type Outcome,
 } from './outcome.js';
 import { reconcileReceipts, type Reconciled } from './reconcile.js';
-import { errorFromAnswer, Transport } from './transport.js';
+import { answerBody, Transport } from './transport.js';
 import * as W from './wire.js';
 
 type OperationId = keyof typeof W.OPERATIONS;
@@ -112,18 +112,7 @@ export class SvcClient {
         remedy: method === 'GET' ? 'try again' : 'read the state back before repeating the request',
       });
     }
-    if (ex.status >= 200 && ex.status < 300 && ex.json) return ex.body as T;
-    if (!ex.json && ex.status < 400) {
-      throw new SvcError(
-        'unavailable',
-        `${op}: HTTP ${ex.status} without the daemon's JSON body (an intermediary answered?)`,
-        {
-          code: 'invalid_response',
-          remedy: 'check that SVC_ENDPOINT is the daemon itself',
-        },
-      );
-    }
-    throw errorFromAnswer(ex.status, ex.json ? ex.body : {});
+    return answerBody(ex, op) as T;
   }
 
   private async decide<D>(op: OperationId, route: DecisionRoute, input: DecisionInput): Promise<Outcome<D>> {

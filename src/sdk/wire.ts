@@ -269,6 +269,7 @@ export type ErrorBody = {
     | 'asset_url_refused'
     | 'bad_request'
     | 'headers_too_large'
+    | 'method_not_allowed'
     | 'request_timeout'
     | 'unsupported_media_type'
     | 'credential_ref_not_allowed'

@@ -9,7 +9,7 @@ import { dist } from './harness.mjs';
 const { initDataDir } = await import(dist('src/provisioning/init.js'));
 const { DataDir } = await import(dist('src/store/data-dir.js'));
 const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
-const { authenticator } = await import(dist('src/daemon/auth.js'));
+const { authenticator } = await import(dist('src/http/auth.js'));
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

@@ -182,7 +182,7 @@ describe('svc approvals | receipts | constraints (built binary, real TLS daemon)
     });
     expect(untrusted.code).toBe(6);
     expect(JSON.parse(untrusted.stdout).error).toMatchObject({
-      code: 'unavailable',
+      code: 'unreachable',
       reason: expect.stringContaining(`not reachable at ${daemon.url}`),
       remedy: expect.stringMatching(/SVC_CA_CERT/),
     });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildDaemon, daemonOpenApi } from '../../src/daemon/app.js';
-import type { AuthMode } from '../../src/daemon/auth.js';
+import type { AuthMode } from '../../src/http/auth.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { initDataDir } from '../../src/provisioning/init.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admits } from '../../src/core/constraints.js';
 import { PolicyCache } from '../../src/daemon/policy-cache.js';
-import { toDecisionRequest } from '../../src/daemon/schemas/decision.js';
+import { toDecisionRequest } from '../../src/api/decision.js';
 import { chainGenesis, chainNext } from '../../src/evidence/chain.js';
 import { encodeHex } from '../../src/evidence/encoding.js';
 import { logIdFor } from '../../src/evidence/log-id.js';

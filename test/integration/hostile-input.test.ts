@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DEFAULT_SERVER_LIMITS } from '../../src/http/limits.js';
-import type { AnyRoute } from '../../src/daemon/route.js';
+import type { AnyRoute } from '../../src/http/route.js';
 import { consoleOf } from '../helpers/console.js';
 import type { Store } from '../../src/store/ports.js';
 import { concreteUrl, fullDaemon, type FullDaemon } from '../helpers/full-daemon.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildConsole, consoleRoutes } from '../../src/console/app.js';
 import { consoleDeps } from '../../src/console/server.js';
 import { buildDaemon } from '../../src/daemon/app.js';
-import type { AnyRoute } from '../../src/daemon/route.js';
+import type { AnyRoute } from '../../src/http/route.js';
 import { daemonDeps } from '../../src/daemon/wiring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { fullDaemon } from '../helpers/full-daemon.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReceiptView } from '../../src/daemon/schemas/receipt.js';
+import { ReceiptView } from '../../src/api/receipt.js';
 import { nodeCrypto } from '../../src/evidence/node-crypto.js';
 import { verifyReceipt, type ReceiptReport } from '../../src/evidence/verify/receipt-check.js';
 import {

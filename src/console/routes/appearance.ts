@@ -16,10 +16,10 @@ import {
   type EditorLogo,
 } from '../../core/theme/editor-logo.js';
 import { defaultTheme, type Theme } from '../../core/theme/theme.js';
-import { requireHuman } from '../../daemon/auth.js';
-import type { Caller } from '../../daemon/caller.js';
-import { ErrorBodySchema } from '../../daemon/openapi.js';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import { requireHuman } from '../../http/auth.js';
+import type { Caller } from '../../http/caller.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const Colour = z.string().describe('hex colour, #rgb or #rrggbb');

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
-import { ErrorBodySchema } from '../../daemon/openapi.js';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
-import { approvalViewOf, approvalViews, type ApprovalContext } from '../../daemon/approval-view.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { approvalViewOf, approvalViews, type ApprovalContext } from '../../api/approval-view.js';
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResult,
   ApprovalStatus,
   ApprovalView,
-} from '../../daemon/schemas/approval.js';
-import { decodeCursor, PageQuery, pageOf, wirePage } from '../../daemon/schemas/page.js';
+} from '../../api/approval.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
 import { Surfaces } from '../../integration/surfaces.js';
 import type { ConsoleDeps } from '../deps.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import type { PublishedReceipt } from '../../core/receipt.js';
-import { ErrorBodySchema } from '../../daemon/openapi.js';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
-import { pageLimit } from '../../daemon/schemas/page.js';
-import { ReceiptView } from '../../daemon/schemas/receipt.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { pageLimit } from '../../api/page.js';
+import { ReceiptView } from '../../api/receipt.js';
 import type { ConsoleDeps } from '../deps.js';
 
 /** Journal rows one page request examines at most; the cursor carries on from there. */

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import { formatUsd } from '../../core/money.js';
 import { readsWholeTenant } from '../../core/readers.js';
-import type { Caller } from '../../daemon/caller.js';
-import { ErrorBodySchema } from '../../daemon/openapi.js';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import type { Caller } from '../../http/caller.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const REMEDY = 'sign in as a human with the operator, administrator or auditor role';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { authenticator } from '../../daemon/auth.js';
-import { ErrorBodySchema } from '../../daemon/openapi.js';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
+import { authenticator } from '../../http/auth.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 import type { ConsoleDeps } from '../deps.js';
 
 export const SessionView = z

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../../daemon/route.js';
-import { pageLimit } from '../../daemon/schemas/page.js';
-import { taskView } from '../../daemon/routes/tasks.js';
-import { TaskView } from '../../daemon/schemas/task.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { pageLimit } from '../../api/page.js';
+import { taskView } from '../../api/task-view.js';
+import { TaskView } from '../../api/task.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const SpendQuery = z.strictObject({

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import type { AccessReceipt, AccessRequestRecord } from '../../store/access-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { AccessRequestBody, AccessRequestView, AccessStepResult, RevokeBody } from '../schemas/access.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { AccessRequestBody, AccessRequestView, AccessStepResult, RevokeBody } from '../../api/access.js';
 import { IdParams } from './tasks.js';
 
 export function accessRequestView(r: AccessRequestRecord): z.output<typeof AccessRequestView> {

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
-import { approvalViewOf, approvalViews } from '../approval-view.js';
+import { approvalViewOf, approvalViews } from '../../api/approval-view.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResult,
   ApprovalStatus,
   ApprovalView,
-} from '../schemas/approval.js';
-import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
+} from '../../api/approval.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
 import { IdParams } from './tasks.js';
 
 const ApprovalQuery = PageQuery.extend({

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import type { ExecutedOutcome } from '../../integration/broker.js';
 import type { SealedReceipt } from '../../store/decision-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { BrokeredResponse, OutcomeNotRecorded } from '../schemas/brokered.js';
-import { acceptActionRequest } from '../schemas/action-request-fast.js';
-import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../schemas/decision.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { BrokeredResponse, OutcomeNotRecorded } from '../../api/brokered.js';
+import { acceptActionRequest } from '../../api/action-request-fast.js';
+import { ActionRequestBody, ConflictResponse, toDecisionRequest } from '../../api/decision.js';
 import {
   checkClaims,
   decisionBody,

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Capability } from '../../core/capability.js';
 import { formatUsd } from '../../core/money.js';
 import type { DaemonDeps } from '../deps.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { CatalogueEntry } from '../schemas/catalogue.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { CatalogueEntry } from '../../api/catalogue.js';
 import type { CapabilityEntry } from './discovery.js';
 
 export function capabilityEntry(c: Capability): z.output<typeof CapabilityEntry> {

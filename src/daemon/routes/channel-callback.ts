@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SLUG } from '../../core/ids.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 
 const ChannelParams = z.strictObject({ channel: z.string().regex(SLUG).describe('the channel id') });
 

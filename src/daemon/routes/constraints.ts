@@ -3,9 +3,9 @@ import { SvcError } from '../../core/errors.js';
 import { formatUsd } from '../../core/money.js';
 import type { ConstraintProfile } from '../../store/query-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { ExecutionPlan, ExecutionProfile } from '../schemas/constraints.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { ExecutionPlan, ExecutionProfile } from '../../api/constraints.js';
 import { IdParams } from './tasks.js';
 
 export function profileView(p: ConstraintProfile): z.output<typeof ExecutionProfile> {

@@ -4,18 +4,18 @@ import { SvcError } from '../../core/errors.js';
 import type { Route } from '../../core/decision/request.js';
 import { formatUsd } from '../../core/money.js';
 import type { Sealed } from '../../store/decision-ports.js';
-import type { Caller } from '../caller.js';
+import type { Caller } from '../../http/caller.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { acceptActionRequest } from '../schemas/action-request-fast.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { acceptActionRequest } from '../../api/action-request-fast.js';
 import {
   ActionRequestBody,
   ConflictResponse,
   DecisionResponse,
   NoDeferralResponse,
   toDecisionRequest,
-} from '../schemas/decision.js';
+} from '../../api/decision.js';
 
 /** Step 1: the body's identity claims must be the caller's own; they never select a tenant. */
 export function checkClaims(caller: Caller, body: { tenant_id: string; actor_id: string }): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../route.js';
+import { defineRoute } from '../../http/route.js';
 import type { DaemonDeps } from '../deps.js';
 
 export const CapabilityEntry = z

@@ -3,15 +3,10 @@ import { SvcError } from '../../core/errors.js';
 import { SLUG } from '../../core/ids.js';
 import type { EntitlementRecord } from '../../store/access-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import {
-  EntitlementRevokeResult,
-  EntitlementStatus,
-  EntitlementView,
-  RevokeBody,
-} from '../schemas/access.js';
-import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { EntitlementRevokeResult, EntitlementStatus, EntitlementView, RevokeBody } from '../../api/access.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
 import { receiptView } from './access.js';
 import { IdParams } from './tasks.js';
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { SealedReceipt } from '../../store/decision-ports.js';
 import type { ReportedEffect } from '../../store/effect-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute } from '../route.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute } from '../../http/route.js';
 
 const ID = z.string().regex(/^[a-z]{3}_[0-9a-f]{32}$/);
 

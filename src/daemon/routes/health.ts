@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute } from '../route.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute } from '../../http/route.js';
 import type { DaemonDeps } from '../deps.js';
 
 const Status = z.object({ status: z.string() });

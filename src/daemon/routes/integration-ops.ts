@@ -3,9 +3,9 @@ import type { IntegrationOps } from '../../integration/operations.js';
 import { NOT_LIVE } from '../../integration/operations.js';
 import type { SealedReceipt } from '../../store/decision-ports.js';
 import type { SurfaceChange } from '../../store/integration-ports.js';
-import { requireHuman } from '../auth.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { requireHuman } from '../../http/auth.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
 import {
   ConnectionCheckBody,
   ConnectionCheckResponse,
@@ -13,7 +13,7 @@ import {
   RotateBody,
   SurfaceChangeResponse,
   SurfacesResponse,
-} from '../schemas/brokered.js';
+} from '../../api/brokered.js';
 
 const receiptRef = (r: SealedReceipt) => ({
   receipt_id: r.receiptId,

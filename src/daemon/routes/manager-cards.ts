@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ManagerCardRecord } from '../../store/access-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { CardDecisionBody, CardDecisionResult, CardStatus, ManagerCardView } from '../schemas/access.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { CardDecisionBody, CardDecisionResult, CardStatus, ManagerCardView } from '../../api/access.js';
 import { accessRequestView, receiptView } from './access.js';
 import { entitlementView } from './entitlements.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { openApiDocument } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { packageVersion } from '../version.js';
+import { openApiDocument } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { packageVersion } from '../../http/version.js';
 
 export function openApiRoute(all: () => readonly AnyRoute[]) {
   return defineRoute({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
-import { ReceiptView } from '../schemas/receipt.js';
-import { ReceiptWithProof } from '../schemas/receipt-proof.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
+import { ReceiptView } from '../../api/receipt.js';
+import { ReceiptWithProof } from '../../api/receipt-proof.js';
 import { receiptProof } from '../receipt-proof.js';
 import { IdParams } from './tasks.js';
 

@@ -1,37 +1,18 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
-import { formatUsd, remaining } from '../../core/money.js';
 import { TASK_STATUSES } from '../../core/task.js';
-import type { TaskSummary } from '../../store/query-ports.js';
 import type { DaemonDeps } from '../deps.js';
-import { ErrorBodySchema } from '../openapi.js';
-import { defineRoute, type AnyRoute } from '../route.js';
-import { decodeCursor, PageQuery, pageOf, wirePage } from '../schemas/page.js';
-import { TaskView } from '../schemas/task.js';
+import { ErrorBodySchema } from '../../http/openapi.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
+import { TaskView } from '../../api/task.js';
+import { taskView } from '../../api/task-view.js';
 
 export const IdParams = z.strictObject({ id: z.string().min(1).max(200) });
 const TaskQuery = PageQuery.extend({
   status: z.enum(TASK_STATUSES).optional().describe('only tasks in this status'),
 });
 const SCOPE = 'tasks';
-
-export function taskView(t: TaskSummary): z.output<typeof TaskView> {
-  return {
-    task_id: t.id,
-    title: t.title,
-    status: t.status,
-    sponsor_id: t.sponsorId,
-    parent_id: t.parentId,
-    root_id: t.rootId,
-    budget_usd: formatUsd(t.budgetMicros),
-    reserved_usd: formatUsd(t.reservedMicros),
-    remaining_usd: formatUsd(remaining({ limit: t.budgetMicros, reserved: t.reservedMicros })),
-    actors: t.actors,
-    constraints_installed: t.constraintsInstalled,
-    created_at: t.createdAt,
-    closed_at: t.closedAt,
-  };
-}
 
 const notFound = () => new SvcError('not_found', 'no such task');
 

@@ -7,7 +7,7 @@ import type { FindingCollector } from './findings.js';
  * the receipt comes from the full journal record, which `record_hash` commits to without
  * publishing, so no offline check can reach it: those fields are reported as unverified,
  * never passed over in silence. The daemon's published shape is `ReceiptView`
- * (src/daemon/schemas/receipt.ts); a test keeps this table equal to it.
+ * (src/api/receipt.ts); a test keeps this table equal to it.
  */
 
 /** Receipt fields that restate the entry line's field of the same name. */

@@ -1,21 +1,35 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientSettings, DaemonClient } from '../../../src/cli/daemon-client.js';
 import { pageStream } from '../../../src/cli/list-output.js';
+import { SvcClient } from '../../../src/sdk/client.js';
 import { exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { SvcError } from '../../../src/core/errors.js';
 import type { DaemonAddress } from '../../../src/store/daemon-address.js';
+import { createDeploymentCertificate } from '../../../src/tls/certificate.js';
 import { tmpDir } from '../../helpers/tmp.js';
 
 const env = { SVC_TOKEN: 'svct_0000000000000000_secret' };
 
+/** The error a call ends in; a call that succeeds fails the test. */
+const failure = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    return err as SvcError;
+  }
+  throw new Error('expected a failure');
+};
+
 describe('daemon client settings', () => {
   it('defaults the endpoint, refuses a missing token and an unreadable CA, saying what to do', () => {
+    // The spec's SVC_ENDPOINT default, the same as the SDKs'.
     expect(clientSettings({}, env)).toEqual({
-      endpoint: 'https://127.0.0.1:8090',
+      endpoint: 'http://127.0.0.1:8090',
       token: env.SVC_TOKEN,
       source: 'the default',
     });
@@ -81,8 +95,11 @@ describe('daemon client settings next to a local daemon', () => {
     });
   });
 
-  it('trusts the deployment certificate for the default address when no daemon recorded one', () => {
-    expect(clientSettings({}, env, { deploymentCert: cert }).ca).toBe('DEPLOYMENT PEM');
+  it("trusts the deployment certificate for the daemon's default TLS address when no daemon recorded one", () => {
+    const daemonDefault = { ...env, SVC_ENDPOINT: 'https://127.0.0.1:8090' };
+    expect(clientSettings({}, daemonDefault, { deploymentCert: cert }).ca).toBe('DEPLOYMENT PEM');
+    // The plain-HTTP client default never carries a certificate.
+    expect(clientSettings({}, env, { deploymentCert: cert }).ca).toBe(undefined);
     expect(clientSettings({}, env, { address: { ...address, ca_cert: null }, deploymentCert: cert }).ca).toBe(
       undefined,
     );
@@ -99,6 +116,8 @@ describe('daemon client over HTTP', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         Object.assign(seen, { url: req.url, auth: req.headers.authorization, body });
+        // The SDK's client asks its own paths under the base it is given: route on that base.
+        req.url = req.url?.replace(/\/v1\/capabilities$/, '');
         const reply = (status: number, payload: unknown) => {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
@@ -110,6 +129,9 @@ describe('daemon client over HTTP', () => {
         if (req.url === '/boom')
           return reply(500, { code: 'internal', reason: 'internal error', request_id: 'req-1' });
         if (req.url === '/html') return reply(200, '<html>');
+        if (req.url === '/newer')
+          return reply(409, { code: 'a_code_from_a_newer_daemon', reason: 'newer', remedy: 'upgrade' });
+        if (req.url === '/gateway') return reply(502, '');
         if (req.url?.startsWith('/page')) {
           const c = new URL(req.url, 'http://x').searchParams.get('cursor');
           return reply(
@@ -126,14 +148,6 @@ describe('daemon client over HTTP', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   const client = () => new DaemonClient({ endpoint: base, token: 'tok' });
-  const failure = async (p: Promise<unknown>) => {
-    try {
-      await p;
-    } catch (err) {
-      return err as SvcError;
-    }
-    throw new Error('expected a failure');
-  };
 
   it('sends the bearer token, the query and the JSON body', async () => {
     const c = client();
@@ -161,7 +175,35 @@ describe('daemon client over HTTP', () => {
     const boom = await failure(c.get('/boom'));
     expect(boom.kind).toBe('internal');
     expect(boom.reason).toMatch(/req-1/);
-    expect((await failure(c.get('/html'))).reason).toMatch(/not JSON/);
+    expect(await failure(c.get('/html'))).toMatchObject({ kind: 'unavailable', code: 'invalid_response' });
+    await c.close();
+  });
+
+  it('maps every daemon answer to the same error as the SDK does (one mapping, one exit code)', async () => {
+    const c = client();
+    // The SDK's own client over the same real socket, its base URL ending in the answer's path.
+    const sdkError = async (path: string) => {
+      const sdk = new SvcClient({ endpoint: `${base}${path}`, token: 'tok', env: {} });
+      try {
+        return await failure(sdk.capabilities());
+      } finally {
+        await sdk.close();
+      }
+    };
+    for (const path of ['/conflict', '/gone', '/boom', '/newer', '/gateway', '/bad']) {
+      const cli = await failure(c.get(path));
+      const sdk = await sdkError(path);
+      const shape = (e: SvcError) => ({ kind: e.kind, code: e.code, remedy: e.remedy, field: e.field });
+      expect(shape(cli), path).toEqual(shape(sdk));
+      expect(exitCodeFor(cli), path).toBe(exitCodeFor(sdk));
+    }
+    expect(await failure(c.get('/boom'))).toMatchObject({ kind: 'internal', code: 'internal' });
+    expect(await failure(c.get('/newer'))).toMatchObject({
+      kind: 'conflict',
+      code: 'a_code_from_a_newer_daemon',
+      remedy: 'upgrade',
+    });
+    expect(await failure(c.get('/gateway'))).toMatchObject({ kind: 'unavailable', code: 'unavailable' });
     await c.close();
   });
 
@@ -194,5 +236,31 @@ describe('daemon client over HTTP', () => {
     expect(err.remedy).toMatch(/svc daemon start/);
     expect(exitCodeFor(err)).toBe(6);
     await c.close();
+  });
+});
+
+describe('a TLS daemon asked over plain HTTP', () => {
+  let server: HttpsServer;
+  let port: number;
+  beforeAll(async () => {
+    const tls = await createDeploymentCertificate({ now: new Date() });
+    server = createHttpsServer({ cert: tls.certPem, key: tls.keyPem }, (_req, res) => res.end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('is unreachable, never an unknown outcome, and says which SVC_ENDPOINT to set (CLI and SDK alike)', async () => {
+    const c = new DaemonClient({ endpoint: `http://127.0.0.1:${port}`, token: 'tok' });
+    const cli = await failure(c.post('/v1/action', {}));
+    await c.close();
+    expect(cli).toMatchObject({ kind: 'unavailable', code: 'unreachable' });
+    expect(cli.reason).toMatch(/answers TLS, not plain HTTP/);
+    expect(cli.remedy).toContain(`SVC_ENDPOINT=https://127.0.0.1:${port}`);
+    expect(exitCodeFor(cli)).toBe(6);
+    const sdk = new SvcClient({ endpoint: `http://127.0.0.1:${port}`, token: 'tok', env: {} });
+    const fromSdk = await failure(sdk.capabilities());
+    await sdk.close();
+    expect({ code: fromSdk.code, remedy: fromSdk.remedy }).toEqual({ code: cli.code, remedy: cli.remedy });
   });
 });

@@ -5,7 +5,7 @@ import { previewProviderRequest } from '../integration/provider-request.js';
 import type { Surfaces } from '../integration/surfaces.js';
 import type { ApprovalRecord } from '../store/query-ports.js';
 import type { Store } from '../store/ports.js';
-import type { ApprovalView } from './schemas/approval.js';
+import type { ApprovalView } from './approval.js';
 
 export type ApprovalWire = z.output<typeof ApprovalView>;
 

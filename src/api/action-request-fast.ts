@@ -1,6 +1,6 @@
-import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
-import { SLUG } from '../../core/ids.js';
-import { firstMalformedString, isAcceptedText } from '../../core/request-text.js';
+import { CAPABILITY_NAME, VERB } from '../core/capability.js';
+import { SLUG } from '../core/ids.js';
+import { firstMalformedString, isAcceptedText } from '../core/request-text.js';
 import { ACTION_STEP, type ActionRequestBody } from './decision.js';
 
 const MEMBERS = new Set([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChangeMarkReader } from '../../../src/daemon/change-mark.js';
+import { ChangeMarkReader } from '../../../src/http/change-mark.js';
 
 /** A store whose mark the test moves, counting reads and resolving each when told. */
 function markSource() {

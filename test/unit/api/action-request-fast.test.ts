@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { CAPABILITY_NAME, VERB } from '../../../src/core/capability.js';
 import { SLUG } from '../../../src/core/ids.js';
 import { firstMalformedString } from '../../../src/core/request-text.js';
-import { acceptActionRequest } from '../../../src/daemon/schemas/action-request-fast.js';
-import { ACTION_STEP, ActionRequestBody } from '../../../src/daemon/schemas/decision.js';
+import { acceptActionRequest } from '../../../src/api/action-request-fast.js';
+import { ACTION_STEP, ActionRequestBody } from '../../../src/api/decision.js';
 
 const lone = fc.constantFrom('\uD800', 'a\uDC00b', 'x\uDBFF');
 const text = (maxLength: number) =>

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { CAPABILITY_NAME, VERB } from '../../core/capability.js';
-import { CONFLICT_CODES, REFUSAL_CODES } from '../../core/decision/outcome.js';
-import { actionRequestDigest, type DecisionRequest, type Route } from '../../core/decision/request.js';
-import { SLUG } from '../../core/ids.js';
-import { parseUsd } from '../../core/money.js';
+import { CAPABILITY_NAME, VERB } from '../core/capability.js';
+import { CONFLICT_CODES, REFUSAL_CODES } from '../core/decision/outcome.js';
+import { actionRequestDigest, type DecisionRequest, type Route } from '../core/decision/request.js';
+import { SLUG } from '../core/ids.js';
+import { parseUsd } from '../core/money.js';
 
 /** An effect key's step: the caller's own idempotency element. */
 export const ACTION_STEP = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

@@ -5,8 +5,8 @@ import {
   ENTITLEMENT_STATUSES,
   MAX_ACCESS_SECONDS,
   MIN_ACCESS_SECONDS,
-} from '../../core/access.js';
-import { CAPABILITY_NAME } from '../../core/capability.js';
+} from '../core/access.js';
+import { CAPABILITY_NAME } from '../core/capability.js';
 
 const Seconds = z
   .number()

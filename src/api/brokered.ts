@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SLUG } from '../../core/ids.js';
+import { SLUG } from '../core/ids.js';
 import { DecisionResponse } from './decision.js';
 
 const ReceiptRef = z.object({

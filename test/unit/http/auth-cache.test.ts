@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
-import { AuthCache } from '../../../src/daemon/auth-cache.js';
-import type { Caller } from '../../../src/daemon/caller.js';
+import { AuthCache } from '../../../src/http/auth-cache.js';
+import type { Caller } from '../../../src/http/caller.js';
 
 const digest = (n: number) => new Uint8Array(32).fill(n);
 const caller = (id: string): Caller => {

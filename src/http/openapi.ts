@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { codesOfKind, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { answersAtKindStatus, statusOfKind } from '../http/error-mapping.js';
+import { answersAtKindStatus, statusOfKind } from './error-mapping.js';
 import type { AnyRoute } from './route.js';
 
 export const ErrorBodySchema = z

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { CAPABILITY_NAME } from '../../core/capability.js';
-import type { ExecutionPlan as Plan } from '../../core/constraints.js';
-import { SLUG } from '../../core/ids.js';
-import { parseUsd } from '../../core/money.js';
+import { CAPABILITY_NAME } from '../core/capability.js';
+import type { ExecutionPlan as Plan } from '../core/constraints.js';
+import { SLUG } from '../core/ids.js';
+import { parseUsd } from '../core/money.js';
 
 const isUsd = (v: number) => {
   try {

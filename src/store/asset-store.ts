@@ -16,7 +16,7 @@ import { SvcError } from '../core/errors.js';
 import { readBoundedFile } from '../io/bounded-file.js';
 import { MANAGED_ASSET_NAME } from '../core/theme/asset-url.js';
 import { CONTENT_TYPES, EXTENSIONS, sniffMedia, type MediaKind } from '../core/theme/media.js';
-import type { DataDir } from '../store/data-dir.js';
+import type { DataDir } from './data-dir.js';
 
 export type StoredKind = keyof typeof CONTENT_TYPES;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SvcError } from '../../core/errors.js';
-import { firstMalformedString } from '../../core/request-text.js';
+import { SvcError } from '../core/errors.js';
+import { firstMalformedString } from '../core/request-text.js';
 
 const LIMIT_DIGITS = /^[1-9][0-9]{0,2}$/;
 const LIMIT_EXPECTED = 'expected an integer from 1 to 200 in plain decimal digits';
