@@ -114,6 +114,7 @@ export default tseslint.config(
       ],
     },
   },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   {
     files: ['bin/**/*.js', 'test/bench/**/*.mjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
