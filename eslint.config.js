@@ -79,6 +79,53 @@ const pureLayerRule = {
   ],
 };
 
+// A store adapter reads and writes; the use cases, and the business errors they raise, run
+// once in core (issue 24). An adapter may still report that the store failed: 'unavailable'
+// and 'internal' anywhere, and any code in the files that turn driver errors, the commit
+// queue, locks, migrations and replica ownership into coded errors.
+const STORE_FAILURE_CODES = ['unavailable', 'internal'];
+export const storeFailureFiles = [
+  'src/store/{sqlite,postgres}/database.ts', // driver errors: unique and foreign-key violations, busy, unreachable
+  'src/store/{sqlite,postgres}/commit-queue.ts', // a commit that failed or a queue that broke
+  'src/store/sqlite/write-lock.ts', // the data dir held by another daemon
+  'src/store/postgres/store.ts', // the pool cannot reach the server
+  'src/store/postgres/migrate.ts', // the schema is ahead of or behind this build
+  'src/store/postgres/replica.ts', // the replica id: malformed, or held by another live daemon
+];
+// Today's adapters that still raise business errors, because the use case still runs inside
+// them (issue 24, item 1). Each entry names the use case that must move to core; remove the
+// entry when it has (test/unit/lint/store-errors.test.ts fails on an entry that no longer offends).
+export const useCasesInAdapters = {
+  'src/store/{sqlite,postgres}/access-requests.ts':
+    'access-request decision: who may decide, unknown request',
+  'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
+  'src/store/{sqlite,postgres}/approvals.ts':
+    'approval decision: who may read it, "capability no longer registered", already decided',
+  'src/store/{sqlite,postgres}/constraints.ts':
+    'constraints install: every named capability and actor is registered',
+  'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
+  'src/store/{sqlite,postgres}/keys.ts': 'key rotation: the tenant has an active key',
+  'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
+  'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
+  'src/store/{sqlite,postgres}/receipts.ts':
+    'receipts of a task: an unknown task is an error, not an empty page',
+  'src/store/{sqlite,postgres}/redactions.ts':
+    'redaction: authorised by a registered human, ranges never overlap',
+  'src/store/{sqlite,postgres}/tasks.ts':
+    'task budget and close: not below what is reserved, a closed task is final',
+};
+const storeErrorRule = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      // A literal code other than a store failure, or a code computed at run time.
+      selector: `NewExpression[callee.name='SvcError']:not([arguments.0.value=/^(${STORE_FAILURE_CODES.join('|')})$/])`,
+      message:
+        "a store adapter only reads and writes: raise business errors from the use case in core (issue 24); an adapter reports store failures ('unavailable', 'internal') only",
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/vectors/**', 'oclif.manifest.json'] },
   js.configs.recommended,
@@ -132,6 +179,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['src/store/sqlite/**', 'src/store/postgres/**'],
+    ignores: [...storeFailureFiles, ...Object.keys(useCasesInAdapters)],
+    rules: storeErrorRule,
   },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   {
