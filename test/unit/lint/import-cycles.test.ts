@@ -92,4 +92,13 @@ describe('the import-cycle check of npm run lint', () => {
     expect(out).toContain('error no-folder-cycle: src/verifier, src/witness');
     expect(status).toBe(1);
   });
+
+  it('fails when a local import cannot be resolved: an edge it cannot see could hide a cycle', () => {
+    const { status, out } = check({
+      ...layered,
+      'src/core/lost.ts': "import { gone } from './gone.js';\nexport const x = gone;\n",
+    });
+    expect(out).toContain('error no-unresolved-local: src/core/lost.ts -> ./gone.js');
+    expect(status).toBe(1);
+  });
 });
