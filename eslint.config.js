@@ -28,7 +28,38 @@ const ioModules = [
   'fastify',
   'undici',
   'pino',
+  'dns',
+  'node:dns',
+  'readline',
+  'node:readline',
+  'node:readline/promises',
+  'cluster',
+  'node:cluster',
+  'nodemailer',
 ];
+// The folders of src/ that reach the outside world: the store, sockets and listeners, files,
+// processes, terminals, providers and peers. A pure layer imports none of them, even the
+// parts of one that happen to be pure today: they are free to do I/O tomorrow.
+const ioFolders = [
+  'store', // SQLite and PostgreSQL
+  'daemon', // the daemon's listener and wiring
+  'http', // the listener toolkit
+  'console', // the console's listener, sessions and asset files
+  'cli', // terminals, prompts, the daemon client
+  'connectors', // outbound provider calls
+  'channels', // team-chat and collaboration-suite callbacks and key fetches
+  'tls', // certificates on disk
+  'io', // bounded file reads and capped HTTP answers
+  'provisioning', // the data dir, key files, tenant assets
+  'integration', // the broker, sealed secrets, credential files
+  'export', // export files on disk
+  'verifier', // the offline verifier's files and flags (the verifier core is evidence/verify)
+  'witness', // the witness listener and its state file
+  'sdk', // the HTTP client
+  'mcp', // the MCP facade and its transports
+  'notify', // outbound notifications
+];
+const ioPackagePatterns = ['@fastify/*', '@oclif/*', '@inquirer/*', '@modelcontextprotocol/*'];
 const pureLayerRule = {
   'no-restricted-imports': [
     'error',
@@ -39,19 +70,58 @@ const pureLayerRule = {
       })),
       patterns: [
         {
-          group: [
-            '**/store/**',
-            '**/daemon/**',
-            '**/cli/**',
-            '**/console/**',
-            '**/connectors/**',
-            '**/channels/**',
-            '**/tls/**',
-            '**/http/**',
-          ],
+          group: ioFolders.map((folder) => `**/${folder}/**`),
           message: 'core/, policy/ and evidence/ may not import the I/O layers (DESIGN.md).',
         },
+        { group: ioPackagePatterns, message: 'core/, policy/ and evidence/ do no I/O (DESIGN.md).' },
       ],
+    },
+  ],
+};
+
+// A store adapter reads and writes; the use cases, and the business errors they raise, run
+// once in core (issue 24). An adapter may still report that the store failed: 'unavailable'
+// and 'internal' anywhere, and any code in the files that turn driver errors, the commit
+// queue, locks, migrations and replica ownership into coded errors.
+const STORE_FAILURE_CODES = ['unavailable', 'internal'];
+export const storeFailureFiles = [
+  'src/store/{sqlite,postgres}/database.ts', // driver errors: unique and foreign-key violations, busy, unreachable
+  'src/store/{sqlite,postgres}/commit-queue.ts', // a commit that failed or a queue that broke
+  'src/store/sqlite/write-lock.ts', // the data dir held by another daemon
+  'src/store/postgres/store.ts', // the pool cannot reach the server
+  'src/store/postgres/migrate.ts', // the schema is ahead of or behind this build
+  'src/store/postgres/replica.ts', // the replica id: malformed, or held by another live daemon
+];
+// Today's adapters that still raise business errors, because the use case still runs inside
+// them (issue 24, item 1). Each entry names the use case that must move to core; remove the
+// entry when it has (test/unit/lint/store-errors.test.ts fails on an entry that no longer offends).
+export const useCasesInAdapters = {
+  'src/store/{sqlite,postgres}/access-requests.ts':
+    'access-request decision: who may decide, unknown request',
+  'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
+  'src/store/{sqlite,postgres}/approvals.ts':
+    'approval decision: who may read it, "capability no longer registered", already decided',
+  'src/store/{sqlite,postgres}/constraints.ts':
+    'constraints install: every named capability and actor is registered',
+  'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
+  'src/store/{sqlite,postgres}/keys.ts': 'key rotation: the tenant has an active key',
+  'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
+  'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
+  'src/store/{sqlite,postgres}/receipts.ts':
+    'receipts of a task: an unknown task is an error, not an empty page',
+  'src/store/{sqlite,postgres}/redactions.ts':
+    'redaction: authorised by a registered human, ranges never overlap',
+  'src/store/{sqlite,postgres}/tasks.ts':
+    'task budget and close: not below what is reserved, a closed task is final',
+};
+const storeErrorRule = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      // A literal code other than a store failure, or a code computed at run time.
+      selector: `NewExpression[callee.name='SvcError']:not([arguments.0.value=/^(${STORE_FAILURE_CODES.join('|')})$/])`,
+      message:
+        "a store adapter only reads and writes: raise business errors from the use case in core (issue 24); an adapter reports store failures ('unavailable', 'internal') only",
     },
   ],
 };
@@ -118,21 +188,23 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              group: [
-                '**/store/**',
-                '**/daemon/**',
-                '**/cli/**',
-                '**/export/**',
-                '**/exporter*',
-                '**/core/**',
-              ],
+              // Every I/O layer, as for the pure layers (this rule replaces theirs for these
+              // files), and core and the exporter: a verifier sharing the producer's code shares its bugs.
+              group: [...ioFolders.map((folder) => `**/${folder}/**`), '**/exporter*', '**/core/**'],
               message: 'the verifier imports only the evidence primitives (DESIGN.md).',
             },
+            { group: ioPackagePatterns, message: 'the verifier core does no I/O.' },
           ],
         },
       ],
     },
   },
+  {
+    files: ['src/store/sqlite/**', 'src/store/postgres/**'],
+    ignores: [...storeFailureFiles, ...Object.keys(useCasesInAdapters)],
+    rules: storeErrorRule,
+  },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   {
     files: ['bin/**/*.js', 'test/bench/**/*.mjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -1,7 +1,7 @@
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { onePage, type Column } from '../../src/cli/list-output.js';
 import { channelView, type ChannelView } from '../../src/provisioning/channel.js';
-import { requireTenant } from '../../src/provisioning/tenant.js';
+import { requireTenant } from '../../src/provisioning/references.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
 
 const COLUMNS: Column<ChannelView>[] = [

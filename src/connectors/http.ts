@@ -1,17 +1,28 @@
 import { createHash } from 'node:crypto';
-import { Agent, request } from 'undici';
-import type { PlannedRequest } from '../integration/request-plan.js';
+import { Agent, request, type Dispatcher } from 'undici';
 import { effectIdOf, outcomeOfStatus, scrub, UNCERTAIN, type ProviderOutcome } from './outcome.js';
 
+/**
+ * The one request a connector sends, before the credential is added. Integration plans it
+ * from the surface's document (`PlannedRequest`); a connector only sends it.
+ */
+export interface ProviderRequest {
+  method: Dispatcher.HttpMethod;
+  /** path and query, to append to the surface's base URL */
+  target: string;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
 /** Where a planned request is sent: the surface's base URL and the planned target. */
-export function providerUrl(baseUrl: string, plan: Pick<PlannedRequest, 'target'>): string {
+export function providerUrl(baseUrl: string, plan: Pick<ProviderRequest, 'target'>): string {
   return `${baseUrl}${plan.target}`;
 }
 
 export interface HttpCall {
   surfaceId: string;
   baseUrl: string;
-  request: PlannedRequest;
+  request: ProviderRequest;
   auth: [name: string, value: string];
   timeoutMs: number;
   maxResponseBytes: number;

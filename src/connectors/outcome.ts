@@ -1,4 +1,4 @@
-import { resolvePointer } from '../integration/json-pointer.js';
+import { resolvePointer } from '../core/json-pointer.js';
 
 /** What became of one call to a provider, as the daemon saw it. */
 export interface ProviderOutcome {

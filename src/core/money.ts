@@ -12,14 +12,18 @@
  * amounts cannot be written as a JSON number that JavaScript reads exactly, which is a
  * property of the wire format, not of this module (`microsToDecimal` gives the exact text).
  */
+import { DECIMALS, MICROS_PER_USD } from '../evidence/amount.js';
 import { invalidField } from './errors.js';
+
+// How an amount is written out is the evidence format's rule (evidence-format.md §1), so
+// evidence/ owns it and money re-exports it: evidence never imports core.
+export { formatUsd, microsToDecimal } from '../evidence/amount.js';
+export { MICROS_PER_USD };
 
 export type Micros = bigint;
 
-export const MICROS_PER_USD = 1_000_000n;
 export const MAX_USD = 1_000_000_000_000n;
 export const MAX_MICROS: Micros = MAX_USD * MICROS_PER_USD;
-const DECIMALS = 6;
 const EXPECTED = `USD as a number from 0 to ${MAX_USD} with at most ${DECIMALS} decimal places`;
 // Generous for any honest amount, and small enough that a hostile string cannot make the
 // integer arithmetic below expensive.
@@ -40,26 +44,6 @@ export function parseUsdText(text: string, field: string): Micros {
   if (text.length > MAX_TEXT_LENGTH)
     throw invalidField(field, `${EXPECTED}, got a ${text.length}-character string`);
   return decimalTextToMicros(text, field);
-}
-
-/** Micros as a JSON number of USD, for API bodies and the export (`amount_usd`). */
-export function formatUsd(micros: Micros): number {
-  // Within 2^53 both conversions give the double nearest to micros / 10^6: the bigint and 1e6
-  // are exact doubles and IEEE division rounds correctly, as parsing the exact decimal text
-  // does. Beyond it the first conversion would round once more, so the text is parsed.
-  if (micros <= EXACT_MICROS && micros >= -EXACT_MICROS) return Number(micros) / 1e6;
-  return Number(microsToDecimal(micros));
-}
-
-const EXACT_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Exact decimal text of micros in USD, without trailing zeros: 12500000n -> "12.5". */
-export function microsToDecimal(micros: Micros): string {
-  const sign = micros < 0n ? '-' : '';
-  const abs = micros < 0n ? -micros : micros;
-  const whole = abs / MICROS_PER_USD;
-  const fraction = (abs % MICROS_PER_USD).toString().padStart(DECIMALS, '0').replace(/0+$/, '');
-  return fraction === '' ? `${sign}${whole}` : `${sign}${whole}.${fraction}`;
 }
 
 function decimalTextToMicros(text: string, field: string): Micros {

@@ -10,7 +10,7 @@ import type { Store } from '../store/ports.js';
 import type { AuthMode } from '../http/auth.js';
 import type { Caller } from '../http/caller.js';
 import type { z } from 'zod';
-import type { CapabilityEntry } from './routes/discovery.js';
+import type { CapabilityEntry } from '../api/discovery.js';
 
 /** Everything the daemon app needs, injected: the factory opens nothing and listens on nothing. */
 export interface DaemonDeps {

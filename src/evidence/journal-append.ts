@@ -1,4 +1,4 @@
-import { formatUsd, type Micros } from '../core/money.js';
+import { formatUsd } from './amount.js';
 import { cjson } from './cjson.js';
 import type { Sha256 } from './crypto-provider.js';
 import { encodeHex, encodeUtf8 } from './encoding.js';
@@ -29,7 +29,7 @@ export interface JournalAppend {
   allowed: boolean;
   /** '' when no grant was issued */
   grantId: string;
-  amountMicros: Micros;
+  amountMicros: bigint;
   occurredAt: string;
   /**
    * The full internal record: private fields (request digest, correlation ids, reason,
@@ -69,7 +69,7 @@ export interface JournalRow {
   /** 0/1, as stored */
   allowed: 0 | 1;
   grantId: string;
-  amountMicros: Micros;
+  amountMicros: bigint;
   occurredAt: string;
   linkedAt: string;
   /** canonical JSON of the tombstone, or null */

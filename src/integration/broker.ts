@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DecisionRequest } from '../core/decision/request.js';
-import { authHeader, credentialProblem } from '../connectors/auth.js';
+import { authHeader, credentialProblem } from './auth-header.js';
 import type { HttpConnector } from '../connectors/http.js';
 import type { ProviderOutcome } from '../connectors/outcome.js';
 import type { PendingExecution, SealedReceipt, SurfaceCheck } from '../store/decision-ports.js';

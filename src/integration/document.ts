@@ -10,7 +10,7 @@ import type { SvcError } from '../core/errors.js';
 import { SLUG } from '../core/ids.js';
 import { parseCredentialRef } from './credential-ref.js';
 import { invalid, message, offsetOf, pathText } from './document-errors.js';
-import { isJsonPointer } from './json-pointer.js';
+import { isJsonPointer } from '../core/json-pointer.js';
 import { HTTP_METHODS, type HttpMethod, type OperationSpec } from './request-plan.js';
 import { parseTemplate } from './template.js';
 

@@ -1,7 +1,7 @@
 import type { DecisionRequest } from '../core/decision/request.js';
 import { invalidField } from '../core/errors.js';
 import { formatUsd, MAX_MICROS, parseUsd, type Micros } from '../core/money.js';
-import { resolvePointer } from './json-pointer.js';
+import { resolvePointer } from '../core/json-pointer.js';
 
 /**
  * An operation whose amount is one of its params (`amount: {param: /amount_cents, unit:

@@ -1,6 +1,6 @@
 import type { Actor } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
-import { authHeader, credentialProblem } from '../connectors/auth.js';
+import { authHeader, credentialProblem } from './auth-header.js';
 import type { HttpConnector } from '../connectors/http.js';
 import type { SealedReceipt } from '../store/decision-ports.js';
 import type { SurfaceChange } from '../store/integration-ports.js';

@@ -1,3 +1,4 @@
+import type { ProviderRequest } from '../connectors/http.js';
 import { SvcError } from '../core/errors.js';
 import { hasControlCharacter } from './header-text.js';
 import type { AmountSpec } from './operation-amount.js';
@@ -23,13 +24,9 @@ export interface OperationSpec {
   amount: AmountSpec | null;
 }
 
-/** What the connector sends, before the credential is added. */
-export interface PlannedRequest {
+/** What the connector sends, before the credential is added: only the methods a document may name. */
+export interface PlannedRequest extends ProviderRequest {
   method: HttpMethod;
-  /** path and query, to append to the surface's base URL */
-  target: string;
-  headers: Record<string, string>;
-  body: string | null;
 }
 
 const badParam = (name: string, expected: string) =>

@@ -1,7 +1,7 @@
 import { checkActorInput, type Actor, type ActorInput } from '../core/actor.js';
 import { SvcError } from '../core/errors.js';
 import type { Store } from '../store/ports.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 
 /** Register an actor; an agent's manager must be a registered human of the same tenant. */
 export async function addActor(store: Store, input: ActorInput, now: Date): Promise<Actor> {
@@ -21,15 +21,5 @@ export async function addActor(store: Store, input: ActorInput, now: Date): Prom
     }
   }
   await store.actors.add(actor);
-  return actor;
-}
-
-export async function requireActor(store: Store, tenantId: string, actorId: string): Promise<Actor> {
-  const actor = await store.actors.get(tenantId, actorId);
-  if (!actor) {
-    throw new SvcError('not_found', `actor ${actorId} does not exist in tenant ${tenantId}`, {
-      remedy: `see \`svc actor list --tenant ${tenantId}\``,
-    });
-  }
   return actor;
 }

@@ -1,6 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import type { Store } from '../store/ports.js';
-import type { Step } from './apply.js';
+import type { Step } from './apply-step.js';
 import { prepareChannel, sameChannel } from './channel.js';
 import type { DeploymentDocument } from './deployment-document.js';
 

@@ -3,7 +3,7 @@ import type { Capability } from '../core/capability.js';
 import { validatePolicy } from '../policy/validation.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { Store } from '../store/ports.js';
-import type { Step } from './apply.js';
+import type { Step } from './apply-step.js';
 import type { DeploymentDocument } from './deployment-document.js';
 import { checkStoredPolicyAfter, policyRejected } from './policy.js';
 import { readTextFile } from './text-file.js';

@@ -3,7 +3,7 @@ import { checkCapabilityName, type Capability } from '../core/capability.js';
 import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import type { Store } from '../store/ports.js';
-import type { Step } from './apply.js';
+import type { Step } from './apply-step.js';
 import { changedFields, prepareCapability } from './capability.js';
 import type { DeploymentDocument } from './deployment-document.js';
 import { checkActorsOfKind, type ActorLookup } from './references.js';

@@ -3,7 +3,7 @@ import { checkSlug } from '../core/ids.js';
 import { microsToDecimal } from '../core/money.js';
 import type { Task } from '../core/task.js';
 import type { Store } from '../store/ports.js';
-import type { Step } from './apply.js';
+import type { Step } from './apply-step.js';
 import { parseAmount } from './amount.js';
 import type { Deployment, DeploymentDocument } from './deployment-document.js';
 import { checkActorsOfKind, checkText, type ActorLookup } from './references.js';

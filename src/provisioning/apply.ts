@@ -6,24 +6,8 @@ import { planActors, planCapabilities, planPermissions } from './apply-registrat
 import { planPolicy } from './apply-policy.js';
 import { planTasks } from './apply-tasks.js';
 import type { DeploymentDocument } from './deployment-document.js';
-import { requireTenant } from './tenant.js';
-
-export const CHANGE_KINDS = ['actor', 'capability', 'permission', 'policy', 'task', 'channel'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
-
-export interface ApplyChange {
-  kind: ChangeKind;
-  id: string;
-  result: PutResult;
-  /** for an update: what changed, by --json field name */
-  changed?: string[];
-}
-
-/** One planned change and how to write it; unchanged entries write nothing. */
-export interface Step {
-  change: ApplyChange;
-  write?: () => Promise<unknown>;
-}
+import type { ApplyChange } from './apply-step.js';
+import { requireTenant } from './references.js';
 
 export interface ApplyResult {
   tenant_id: string;

@@ -13,8 +13,7 @@ import { formatUsd } from '../core/money.js';
 import type { Store } from '../store/ports.js';
 import type { PutResult } from '../store/registry-ports.js';
 import { parseAmount } from './amount.js';
-import { checkActorsOfKind, storeActors, type ActorLookup } from './references.js';
-import { requireTenant } from './tenant.js';
+import { checkActorsOfKind, requireTenant, storeActors, type ActorLookup } from './references.js';
 
 /** A registration as the CLI flags and the deployment document give it; fields named by flag. */
 export interface CapabilityInput {

@@ -3,7 +3,7 @@ import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import { formatCredentialRef, parseCredentialRef } from '../integration/credential-ref.js';
 import type { Store } from '../store/ports.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 
 /** The stable `--json` shape of an approval channel; a secret reference, never a secret. */
 export interface ChannelView {

@@ -3,8 +3,7 @@ import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import type { Store } from '../store/ports.js';
 import type { Permission, PutResult } from '../store/registry-ports.js';
-import { requireActor } from './actor.js';
-import { requireTenant } from './tenant.js';
+import { requireActor, requireTenant } from './references.js';
 
 /** The stable `--json` shape of a standing permission. */
 export interface PermissionView {

@@ -4,7 +4,7 @@ import { formatDiagnostic, type PolicyDiagnostic } from '../policy/diagnostic.js
 import { validatePolicy } from '../policy/validation.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { Store } from '../store/ports.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 
 /** The stable `--json` shape of a stored policy. */
 export interface PolicyView {

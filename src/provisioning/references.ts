@@ -58,3 +58,22 @@ export function checkText(field: string, value: string | undefined | null, max =
   }
   return value;
 }
+
+/** A step that names a tenant needs it to exist; the error points at the listing. */
+export async function requireTenant(store: Store, tenantId: string): Promise<void> {
+  checkSlug('tenant', tenantId);
+  if (!(await store.tenants.get(tenantId))) {
+    throw new SvcError('not_found', `tenant ${tenantId} does not exist`, { remedy: 'see `svc tenant list`' });
+  }
+}
+
+/** A step that names an actor needs it registered in that tenant. */
+export async function requireActor(store: Store, tenantId: string, actorId: string): Promise<Actor> {
+  const actor = await store.actors.get(tenantId, actorId);
+  if (!actor) {
+    throw new SvcError('not_found', `actor ${actorId} does not exist in tenant ${tenantId}`, {
+      remedy: `see \`svc actor list --tenant ${tenantId}\``,
+    });
+  }
+  return actor;
+}

@@ -4,7 +4,7 @@ import { hasControlCharacter } from '../integration/header-text.js';
 import { SecretBox } from '../integration/secret-box.js';
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 
 export interface SecretResult {
   tenant_id: string;

@@ -2,7 +2,7 @@ import { publicKeyPem } from '../evidence/keys.js';
 import type { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { SigningKeyRecord, Store } from '../store/ports.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 import { SvcError } from '../core/errors.js';
 
 export interface KeyView {

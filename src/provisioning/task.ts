@@ -4,8 +4,7 @@ import { formatUsd } from '../core/money.js';
 import type { Task, TaskStatus } from '../core/task.js';
 import type { Store } from '../store/ports.js';
 import { parseAmount } from './amount.js';
-import { checkActorsOfKind, checkText, storeActors, type ActorLookup } from './references.js';
-import { requireTenant } from './tenant.js';
+import { checkActorsOfKind, checkText, requireTenant, storeActors, type ActorLookup } from './references.js';
 
 /** A task as the CLI flags and the deployment document give it; fields named by flag. */
 export interface TaskInput {

@@ -80,10 +80,3 @@ export async function createTenant(
   }
   return out;
 }
-
-export async function requireTenant(store: Store, tenantId: string): Promise<void> {
-  checkSlug('tenant', tenantId);
-  if (!(await store.tenants.get(tenantId))) {
-    throw new SvcError('not_found', `tenant ${tenantId} does not exist`, { remedy: 'see `svc tenant list`' });
-  }
-}

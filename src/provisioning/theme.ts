@@ -7,7 +7,7 @@ import { AssetStore, readProvidedAsset, type StoredKind } from '../store/asset-s
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
 import { readTextFile } from './text-file.js';
-import { requireTenant } from './tenant.js';
+import { requireTenant } from './references.js';
 
 export const MAX_LOGO_FILE = 1024 * 1024;
 export const MAX_FONT_FILE = 4 * 1024 * 1024;

@@ -3,8 +3,7 @@ import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import { newToken, tokenState, type TokenState } from '../core/token.js';
 import type { Store } from '../store/ports.js';
-import { requireActor } from './actor.js';
-import { requireTenant } from './tenant.js';
+import { requireActor, requireTenant } from './references.js';
 
 export const DEFAULT_TOKEN_TTL_MS = 90 * 86_400_000;
 export const TTL_BOUNDS = { minMs: 1_000, maxMs: 3650 * 86_400_000 };

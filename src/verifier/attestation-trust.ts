@@ -1,7 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import { MAX_PEM_FILE, readBoundedText } from '../io/bounded-file.js';
-import { splitPair } from '../witness/log-keys.js';
-import { parseTrustedKey } from './trusted-keys.js';
+import { parseTrustedKey, splitPair } from './trusted-keys.js';
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g;
 

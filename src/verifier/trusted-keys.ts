@@ -14,6 +14,15 @@ export const NO_KEY_MESSAGE =
   'establish trust: whoever wrote the file chose it, so a forger would embed their own key and ' +
   'every signature would verify under it.';
 
+/** `ID=KEY` pairs as flags give them: split at the first `=` (base64 keys end in `=`). */
+export function splitPair(flag: string, arg: string): [string, string] {
+  const at = arg.indexOf('=');
+  if (at <= 0 || at === arg.length - 1) {
+    throw new SvcError('usage', `--${flag} ${JSON.stringify(arg)}: expected ID=KEY`, { field: flag });
+  }
+  return [arg.slice(0, at), arg.slice(at + 1)];
+}
+
 /**
  * A trusted key as given on the command line: base64 or hex of the 32 raw bytes, either
  * optionally prefixed `ed25519:`, or the path of a PEM (SPKI) public key file.

@@ -1,16 +1,7 @@
 import { SvcError } from '../core/errors.js';
 import { LOG_ID_PREFIX, logIdFor } from '../evidence/log-id.js';
 import { sha256 } from '../evidence/node-crypto.js';
-import { parseTrustedKey } from '../verifier/trusted-keys.js';
-
-/** `ID=KEY` pairs as flags give them: split at the first `=` (base64 keys end in `=`). */
-export function splitPair(flag: string, arg: string): [string, string] {
-  const at = arg.indexOf('=');
-  if (at <= 0 || at === arg.length - 1) {
-    throw new SvcError('usage', `--${flag} ${JSON.stringify(arg)}: expected ID=KEY`, { field: flag });
-  }
-  return [arg.slice(0, at), arg.slice(at + 1)];
-}
+import { parseTrustedKey, splitPair } from '../verifier/trusted-keys.js';
 
 /**
  * `--log-key LOG=KEY`: the log a witness accepts heads of, and the log key it pins. LOG is

@@ -4,7 +4,7 @@ import { formatUsd } from '../../core/money.js';
 import type { DaemonDeps } from '../deps.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { CatalogueEntry } from '../../api/catalogue.js';
-import type { CapabilityEntry } from './discovery.js';
+import type { CapabilityEntry } from '../../api/discovery.js';
 
 export function capabilityEntry(c: Capability): z.output<typeof CapabilityEntry> {
   return { name: c.name, tier: c.tier, irreversible: c.irreversible, custody: c.custody, actions: c.actions };

@@ -1,24 +1,6 @@
-import { z } from 'zod';
 import { defineRoute } from '../../http/route.js';
 import type { DaemonDeps } from '../deps.js';
-
-export const CapabilityEntry = z
-  .object({
-    name: z.string(),
-    tier: z.number().int(),
-    irreversible: z.boolean(),
-    custody: z.enum(['grant', 'brokered', 'pass_through']),
-    actions: z.array(z.string()),
-  })
-  .meta({ id: 'CapabilityEntry' });
-
-export const CapabilitiesResponse = z.object({
-  tenant_id: z.string().describe("the caller's tenant"),
-  actor_id: z.string().describe('the caller'),
-  capabilities: z
-    .array(CapabilityEntry)
-    .describe('capabilities this caller may use; empty means none were returned'),
-});
+import { CapabilitiesResponse } from '../../api/discovery.js';
 
 export function discoveryRoutes(deps: DaemonDeps) {
   return [

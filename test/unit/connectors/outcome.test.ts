@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authHeader, credentialProblem } from '../../../src/connectors/auth.js';
+import { authHeader, credentialProblem } from '../../../src/integration/auth-header.js';
 import { effectIdOf, outcomeOfStatus, scrub } from '../../../src/connectors/outcome.js';
 
 describe('auth header construction', () => {

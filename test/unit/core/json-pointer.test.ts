@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJsonPointer, resolvePointer } from '../../../src/integration/json-pointer.js';
+import { isJsonPointer, resolvePointer } from '../../../src/core/json-pointer.js';
 
 // RFC 6901 section 5's example document and its pointers.
 const DOC = {

@@ -1,5 +1,5 @@
-import type { AuthSpec } from '../integration/document.js';
-import { hasControlCharacter } from '../integration/header-text.js';
+import type { AuthSpec } from './document.js';
+import { hasControlCharacter } from './header-text.js';
 
 /**
  * A credential value fit to go into a header: one line of visible text. Checked before any
