@@ -29,20 +29,7 @@ export async function consoleOf(
   });
   const app = buildConsole(deps, { logger: false, ...(o.ui ? { ui: o.ui } : {}) });
   await app.ready();
-  return {
-    app,
-    signIn: async (token) => {
-      const r = await app.inject({
-        method: 'POST',
-        url: '/api/session',
-        headers: { authorization: `Bearer ${token}` },
-        payload: {},
-      });
-      if (r.statusCode !== 200) throw new Error(`sign-in failed: ${r.statusCode} ${r.body}`);
-      const setCookie = String(r.headers['set-cookie']);
-      return { cookie: setCookie.split(';')[0] as string, csrf: r.json().csrf_token, setCookie };
-    },
-  };
+  return consoleClient(app);
 }
 
 /** A request with the session's cookie and, unless told otherwise, its CSRF token. */
@@ -69,5 +56,23 @@ export async function call(
     body: json && r.body !== '' ? r.json() : r.body,
     headers: r.headers,
     raw: r.rawPayload,
+  };
+}
+
+/** A console app (ready) and a sign-in that exchanges a token for its session, on any store. */
+export function consoleClient(app: FastifyInstance): ConsoleClient {
+  return {
+    app,
+    signIn: async (token) => {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { authorization: `Bearer ${token}` },
+        payload: {},
+      });
+      if (r.statusCode !== 200) throw new Error(`sign-in failed: ${r.statusCode} ${r.body}`);
+      const setCookie = String(r.headers['set-cookie']);
+      return { cookie: setCookie.split(';')[0] as string, csrf: r.json().csrf_token, setCookie };
+    },
   };
 }

@@ -6,7 +6,7 @@ import { consoleDeps } from '../../../src/console/server.js';
 import { createTenant } from '../../../src/provisioning/tenant.js';
 import { DataDir } from '../../../src/store/data-dir.js';
 import { PgStore } from '../../../src/store/postgres/store.js';
-import { call, type ConsoleClient, type Session } from '../../helpers/console.js';
+import { call, consoleClient, type ConsoleClient, type Session } from '../../helpers/console.js';
 import { dataUrl, pngBytes, SVG_TEXT } from '../../helpers/images.js';
 import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
 import { tmpDir } from '../../helpers/tmp.js';
@@ -36,20 +36,7 @@ describe.skipIf('skip' in server)('a logo saved through the Settings editor, on 
       logger: false,
     });
     await app.ready();
-    c = {
-      app,
-      signIn: async (token) => {
-        const r = await app.inject({
-          method: 'POST',
-          url: '/api/session',
-          headers: { authorization: `Bearer ${token}` },
-          payload: {},
-        });
-        if (r.statusCode !== 200) throw new Error(`sign-in failed: ${r.statusCode} ${r.body}`);
-        const setCookie = String(r.headers['set-cookie']);
-        return { cookie: setCookie.split(';')[0] as string, csrf: r.json().csrf_token, setCookie };
-      },
-    };
+    c = consoleClient(app);
     alice = await c.signIn(acme.admin_token!);
     olga = await c.signIn(other.admin_token!);
   });
