@@ -7,6 +7,7 @@ import { cjson } from '../../src/evidence/cjson.js';
 import { parseIntegrationDocument } from '../../src/integration/document.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { addApprover } from '../helpers/approver.js';
 import { watchConformance } from '../helpers/openapi-conformance.js';
 import { capability, register } from '../helpers/registry.js';
 
@@ -95,16 +96,7 @@ describe('an approval shows the request it binds (the hidden-params refund)', ()
       ],
       tasks: [{ id: 't1', sponsor: 'alice', budget: 2_000_000_000_000n, actors: ['bot'] }],
     });
-    await f.store.actors.add({
-      tenantId: 'acme',
-      id: 'bob',
-      kind: 'human',
-      roles: ['approver'],
-      managerId: null,
-      certSubject: null,
-      displayName: null,
-      createdAt: 'x',
-    });
+    await addApprover(f.store, 'bob');
     bot = await f.token('acme', 'bot');
     bob = await f.token('acme', 'bob');
   });

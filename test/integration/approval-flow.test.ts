@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { addApprover } from '../helpers/approver.js';
 import { capability, register } from '../helpers/registry.js';
 
 const pay = (over: Record<string, unknown> = {}) => ({
@@ -25,16 +26,7 @@ describe('deferral, approval and resume (app.inject, real SQLite)', () => {
   beforeEach(async () => {
     f = await fixture();
     bot = await f.token('acme', 'bot');
-    await f.store.actors.add({
-      tenantId: 'acme',
-      id: 'bob',
-      kind: 'human',
-      roles: ['approver'],
-      managerId: null,
-      certSubject: null,
-      displayName: null,
-      createdAt: 'x',
-    });
+    await addApprover(f.store, 'bob');
     bob = await f.token('acme', 'bob');
     await register(f.store, 'acme', {
       caps: [

@@ -12,6 +12,7 @@ import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
 import { watchConformance } from '../helpers/openapi-conformance.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { addApprover } from '../helpers/approver.js';
 import { capability, register } from '../helpers/registry.js';
 
 const CRM = 'crm-tok-7f3a9c-Ä';
@@ -401,16 +402,7 @@ describe('POST /v1/brokered against a real provider on loopback', () => {
   });
 
   it('a deferred brokered action executes only when its resume allows', async () => {
-    await f.store.actors.add({
-      tenantId: 'acme',
-      id: 'bob',
-      kind: 'human',
-      roles: ['approver'],
-      managerId: null,
-      certSubject: null,
-      displayName: null,
-      createdAt: 'x',
-    });
+    await addApprover(f.store, 'bob');
     const bob = await f.token('acme', 'bob');
     const del = body('crm.contacts.delete', { id: 'c-1' });
     const deferred = await post(del);

@@ -7,6 +7,7 @@ import { verifyExport } from '../../src/evidence/verify/index.js';
 import type { RedactionRequest } from '../../src/store/evidence-ports.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { addApprover } from '../helpers/approver.js';
 import { decide, exportText } from '../helpers/real-export.js';
 import { capability, register } from '../helpers/registry.js';
 import { as } from '../helpers/seed.js';
@@ -193,16 +194,7 @@ describe('svc journal redact', () => {
   });
 
   it('erases the copies of private content that operational tables keep; a retry of an erased intent is refused, never run again', async () => {
-    await f.store.actors.add({
-      tenantId: 'acme',
-      id: 'bob',
-      kind: 'human',
-      roles: ['approver'],
-      managerId: null,
-      certSubject: null,
-      displayName: null,
-      createdAt: 'x',
-    });
+    await addApprover(f.store, 'bob');
     await register(f.store, 'acme', {
       caps: [
         capability('acme', 'payments.send', {
