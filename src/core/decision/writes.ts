@@ -45,10 +45,15 @@ export interface IntentRow {
   at: string;
 }
 
-/** An allow claims the effect key, a new deferral holds it, a refused resume frees it. */
+/**
+ * A new allow claims the effect key and a new deferral holds it (`insert`: no key may stand);
+ * a resume's allow turns its own deferral into a claim and a refused resume frees it. Both
+ * of those name the key as they expect to find it (`expect`), and must change exactly that
+ * row (a guarded write).
+ */
 export type EffectKeyWrite =
   | {
-      op: 'claim' | 'defer';
+      op: 'insert';
       taskId: string;
       step: string;
       state: 'claimed' | 'deferred';
@@ -56,7 +61,14 @@ export type EffectKeyWrite =
       requestDigest: string;
       at: string;
     }
-  | { op: 'drop'; taskId: string; step: string };
+  | { op: 'claim'; taskId: string; step: string; at: string; expect: HeldDeferral }
+  | { op: 'drop'; taskId: string; step: string; expect: HeldDeferral };
+
+/** The effect key as a resume holds it: deferred, by the resumed intent. */
+export interface HeldDeferral {
+  state: 'deferred';
+  intentId: string;
+}
 
 export interface AdmissionRow {
   id: string;
@@ -273,12 +285,14 @@ export function planDecision(p: DecisionPlanInput, ids: IdSource = newId): Decis
     at,
   };
 
-  const key = { taskId: req.taskId, step: req.step, intentId, requestDigest: req.digest, at };
+  const key = { taskId: req.taskId, step: req.step };
+  const held = { state: 'deferred', intentId } as const;
   let effectKey: EffectKeyWrite | undefined;
-  if (o.kind === 'allowed') effectKey = { op: 'claim', state: 'claimed', ...key };
-  else if (o.kind === 'deferred' && mode === 'new') effectKey = { op: 'defer', state: 'deferred', ...key };
-  else if (o.kind === 'refused' && mode === 'resume')
-    effectKey = { op: 'drop', taskId: req.taskId, step: req.step };
+  if (mode === 'new' && (o.kind === 'allowed' || o.kind === 'deferred')) {
+    const state = o.kind === 'allowed' ? 'claimed' : 'deferred';
+    effectKey = { op: 'insert', ...key, state, intentId, requestDigest: req.digest, at };
+  } else if (mode === 'resume' && o.kind === 'allowed') effectKey = { op: 'claim', ...key, at, expect: held };
+  else if (mode === 'resume' && o.kind === 'refused') effectKey = { op: 'drop', ...key, expect: held };
 
   // Keys in sorted (RFC 8785) order: the record is canonicalised in one native pass.
   const record: Record<string, unknown> = {

@@ -1,21 +1,13 @@
-import type { Actor } from '../../core/actor.js';
-import { decide } from '../../core/decision/decide.js';
-import {
-  boundOpenApprovals,
-  DEFAULT_OPEN_APPROVAL_LIMITS,
-  opensApproval,
-} from '../../core/decision/open-approvals.js';
-import type { DecisionRequest } from '../../core/decision/request.js';
-import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
-import { planDecision, sealedReply, standingReply, type DecisionWrites } from '../../core/decision/writes.js';
-import { newId } from '../../core/ids.js';
+import { decision, type DecisionOps } from '../../core/decision/pipeline.js';
+import type { DecisionWrites } from '../../core/decision/writes.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import { journalWrite, type Appended } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
-import type { DecisionStore, PolicyResolver, Sealed } from '../decision-ports.js';
+import type { DecisionStore, Sealed } from '../decision-ports.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgTx } from './database.js';
-import { loadDecisionState, loadOpenApprovals, loadPolicySource } from './decision-state.js';
+import { loadDecisionState, loadOpenApprovals, loadPolicySource, type LoadedState } from './decision-state.js';
 import { journalParts } from './journal.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
@@ -26,12 +18,10 @@ import {
   openApprovalValues,
 } from '../rows/decision-values.js';
 
-type Rules = Parameters<DecisionStore['decide']>[3];
-
 /**
- * The decision pipeline on PostgreSQL: load, decide and plan (core), apply the plan and its
- * journal record, in one transaction of the group-commit queue, which holds the tenant's
- * lock before the first read. The reply waits for the batch's COMMIT.
+ * The decision pipeline's PostgreSQL side: the reads and writes core/decision/pipeline.ts
+ * asks for, in one transaction of the group-commit queue, which holds the tenant's lock
+ * before the first read. The reply waits for the batch's COMMIT.
  */
 export class PgDecisions implements DecisionStore {
   constructor(
@@ -40,52 +30,28 @@ export class PgDecisions implements DecisionStore {
     private readonly owner: ReplicaOwner,
   ) {}
 
-  decide(...args: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    return this.queue.submit(args[0].tenantId, (tx) => this.decideIn(tx, ...args));
+  decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
+    return this.queue.submit(req.tenantId, (tx) =>
+      runAsync(decision(req, caller, mode, rules, this.clock), this.opsIn(tx)),
+    );
   }
 
-  private async decideIn(
-    tx: PgTx,
-    req: DecisionRequest,
-    caller: Actor,
-    mode: 'new' | 'resume',
-    rules: Rules,
-  ): Promise<Sealed> {
-    const now = this.clock();
-    const loaded = await loadDecisionState(tx, req, caller, now);
-    const needed = surfaceToJudge(req, loaded.state.capability);
-    const surface = judgeSurface(req.tenantId, needed, rules.surface, needed && loaded.surface);
-    const state = surface.ok ? loaded.state : { ...loaded.state, surfaceProblem: surface.problem };
-    const policy = await resolvePolicy(tx, rules.policy, req.tenantId, loaded.registryVersion);
-    const decided = decide(req, state, { policy, constraints: rules.constraints }, mode);
-    const outcome = opensApproval(decided)
-      ? boundOpenApprovals(
-          decided,
-          req,
-          caller.id,
-          await loadOpenApprovals(tx, req.tenantId, caller.id, req.taskId, now),
-          rules.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
-        )
-      : decided;
-    if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
-      return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
-    }
-    const intentId = mode === 'resume' ? state.effectKey!.intentId : newId('int');
-    if (outcome.kind === 'deferred' && outcome.standing) {
-      return standingReply(intentId, outcome, await standingReceipt(tx, req.tenantId, intentId));
-    }
-    const writes = planDecision({
-      req,
-      caller,
-      mode,
-      outcome,
-      intentId,
-      now,
-      constraintsRoot: state.constraints?.rootId,
-      custody: state.capability?.custody,
-      ...(surface.ok && surface.target ? { brokered: surface.target } : {}),
-    });
-    return sealedReply(writes, await this.apply(tx, writes, loaded.log));
+  /**
+   * The pipeline's reads and writes in one tenant transaction. The first read brings the
+   * capability's surface and the log state along (one round trip), so `surface` answers from
+   * it and `apply` appends on the log state read under the lock.
+   */
+  private opsIn(tx: PgTx): Async<DecisionOps> {
+    let loaded: LoadedState | undefined;
+    return {
+      load: async (req, caller, now) => (loaded = await loadDecisionState(tx, req, caller, now)),
+      // the surface read with the state is the capability's, which is the one asked for
+      surface: async () => loaded!.surface,
+      policySource: (tenantId) => loadPolicySource(tx, tenantId),
+      openApprovals: (tenantId, actorId, taskId, now) => loadOpenApprovals(tx, tenantId, actorId, taskId, now),
+      standingReceipt: (tenantId, intentId) => standingReceipt(tx, tenantId, intentId),
+      apply: (writes) => this.apply(tx, writes, loaded!.log),
+    };
   }
 
   /**
@@ -202,22 +168,15 @@ function intentPart(p: DecisionWrites): WritePart {
 }
 
 /**
- * The effect key. A new claim or deferral is a plain INSERT, and a resume's claim must find
- * its own deferral: under the tenant lock neither can meet another writer, and if one ever
- * did, the primary key or the guard fails the decision rather than let two intents hold
- * one key (the SQLite adapter's upsert relies on its single writer instead).
+ * The effect key. A new claim or deferral is a plain INSERT, and a resume's claim or release
+ * must find its own deferral: under the tenant lock neither can meet another writer, and if
+ * one ever did, the primary key or the guard fails the decision rather than let two intents
+ * hold one key.
  */
 function effectKeyPart(p: DecisionWrites): WritePart | undefined {
   const k = p.effectKey;
   if (k === undefined) return undefined;
-  if (k.op === 'drop') {
-    return {
-      what: 'the effect key release',
-      sql: 'DELETE FROM effect_keys WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4',
-      params: [p.tenantId, k.taskId, k.step, p.intentId],
-    };
-  }
-  if (p.intentWrite === 'insert') {
+  if (k.op === 'insert') {
     return {
       what: 'the effect key',
       sql: `INSERT INTO effect_keys (tenant_id, task_id, step, state, intent_id, request_digest, updated_at)
@@ -225,26 +184,22 @@ function effectKeyPart(p: DecisionWrites): WritePart | undefined {
       params: [p.tenantId, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at],
     };
   }
+  const where = 'tenant_id = $1 AND task_id = $2 AND step = $3 AND state = $4 AND intent_id = $5';
+  const guard = [p.tenantId, k.taskId, k.step, k.expect.state, k.expect.intentId];
+  if (k.op === 'drop') {
+    return {
+      what: 'the effect key release',
+      sql: `DELETE FROM effect_keys WHERE ${where}`,
+      params: guard,
+      exactlyOne: true,
+    };
+  }
   return {
     what: 'the deferral this resume holds',
-    sql: `UPDATE effect_keys SET state = $5, updated_at = $6
-      WHERE tenant_id = $1 AND task_id = $2 AND step = $3 AND intent_id = $4 AND state = 'deferred'`,
-    params: [p.tenantId, k.taskId, k.step, k.intentId, k.state, k.at],
+    sql: `UPDATE effect_keys SET state = 'claimed', updated_at = $6 WHERE ${where}`,
+    params: [...guard, k.at],
     exactlyOne: true,
   };
-}
-
-/** The cached policy, or (on a miss) its source loaded inside this transaction and compiled. */
-async function resolvePolicy(
-  tx: PgTx,
-  resolver: PolicyResolver,
-  tenantId: string,
-  registryVersion: number,
-): Promise<ReturnType<PolicyResolver['install']>> {
-  return (
-    resolver.cached(tenantId, registryVersion) ??
-    resolver.install(tenantId, registryVersion, await loadPolicySource(tx, tenantId))
-  );
 }
 
 async function standingReceipt(tx: PgTx, tenantId: string, intentId: string) {
@@ -261,6 +216,5 @@ async function standingReceipt(tx: PgTx, tenantId: string, intentId: string) {
      WHERE i.tenant_id = $1 AND i.id = $2`,
     [tenantId, intentId],
   );
-  if (!row) throw new Error(`the standing deferral ${intentId} has no journal record`);
-  return { ...row, sequence: Number(row.sequence) };
+  return row && { ...row, sequence: Number(row.sequence) };
 }

@@ -1,3 +1,4 @@
+import { checkGuarded } from '../../core/guarded-write.js';
 import type { PgTx } from './database.js';
 
 /**
@@ -30,10 +31,6 @@ export async function writeAll(tx: PgTx, parts: WritePart[]): Promise<void> {
   const counts = parts.map((_, i) => `(SELECT count(*) FROM w${i})::int AS c${i}`).join(', ');
   const [row] = await tx.query<Record<string, number>>(`WITH ${ctes.join(', ')} SELECT ${counts}`, params);
   parts.forEach((p, i) => {
-    if (p.exactlyOne && row?.[`c${i}`] !== 1) {
-      throw new Error(
-        `${p.what} changed ${row?.[`c${i}`] ?? 0} rows, not one: the state changed under the tenant lock`,
-      );
-    }
+    if (p.exactlyOne) checkGuarded(p.what, row?.[`c${i}`] ?? 0);
   });
 }

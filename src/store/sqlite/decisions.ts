@@ -1,19 +1,7 @@
-import { decide } from '../../core/decision/decide.js';
-import {
-  boundOpenApprovals,
-  DEFAULT_OPEN_APPROVAL_LIMITS,
-  opensApproval,
-} from '../../core/decision/open-approvals.js';
-import { judgeSurface, surfaceToJudge } from '../../core/decision/surface.js';
-import {
-  planDecision,
-  sealedReply,
-  standingReply,
-  type DecisionWrites,
-  type IntentRow,
-  type StandingReceiptRow,
-} from '../../core/decision/writes.js';
-import { newId } from '../../core/ids.js';
+import { checkGuarded } from '../../core/guarded-write.js';
+import { decision, type DecisionOps } from '../../core/decision/pipeline.js';
+import type { DecisionWrites, IntentRow, StandingReceiptRow } from '../../core/decision/writes.js';
+import { runSync } from '../../core/use-case.js';
 import type { DecisionStore, Sealed } from '../decision-ports.js';
 import { CommitQueue } from './commit-queue.js';
 import type { Db } from './database.js';
@@ -28,14 +16,16 @@ import {
 } from '../rows/decision-values.js';
 
 /**
- * The decision pipeline's SQLite side: load, decide (core), plan the writes (core), and
- * apply them with their journal record in one transaction.
+ * The decision pipeline's SQLite side: the reads and writes core/decision/pipeline.ts asks
+ * for, answered synchronously inside one commit-queue transaction.
  */
 export class SqliteDecisions implements DecisionStore {
   private readonly loader: DecisionStateLoader;
   private readonly journal: JournalWriter;
   private readonly queue: CommitQueue;
   private readonly w;
+  /** the pipeline's reads and writes, answered at once inside the commit queue's transaction */
+  private readonly ops: DecisionOps;
 
   constructor(
     private readonly db: Db,
@@ -59,11 +49,16 @@ export class SqliteDecisions implements DecisionStore {
            grant_id = @grantId, approval_id = @approvalId, receipt_id = @receiptId, updated_at = @at
          WHERE tenant_id = @tenantId AND id = @id`,
       ),
-      putKey: db.prepare(
-        `INSERT INTO effect_keys (tenant_id, task_id, step, state, intent_id, request_digest, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (tenant_id, task_id, step) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+      insertKey: db.prepare(
+        `INSERT INTO effect_keys (tenant_id, task_id, step, state, intent_id, request_digest, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      dropKey: db.prepare('DELETE FROM effect_keys WHERE tenant_id = ? AND task_id = ? AND step = ?'),
+      claimKey: db.prepare(
+        `UPDATE effect_keys SET state = 'claimed', updated_at = ?
+         WHERE tenant_id = ? AND task_id = ? AND step = ? AND state = ? AND intent_id = ?`,
+      ),
+      dropKey: db.prepare(
+        'DELETE FROM effect_keys WHERE tenant_id = ? AND task_id = ? AND step = ? AND state = ? AND intent_id = ?',
+      ),
       openApproval: db.prepare(
         `INSERT INTO approvals (tenant_id, id, intent_id, task_id, step, capability, action, requester_id, amount_micros,
            request_digest, status, expires_at, created_at, request, amount_source)
@@ -93,85 +88,49 @@ export class SqliteDecisions implements DecisionStore {
         `INSERT INTO grants (tenant_id, id, intent_id, actor_id, capability, task_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
+    const loader = this.loader;
+    this.ops = {
+      load: (req, caller, now) => loader.load(req, caller, now),
+      surface: (tenantId, surfaceId) => loader.surface(tenantId, surfaceId),
+      policySource: (tenantId) => loader.policySource(tenantId),
+      openApprovals: (tenantId, actorId, taskId, now) => loader.openApprovals(tenantId, actorId, taskId, now),
+      standingReceipt: (tenantId, intentId) =>
+        this.w.standingReceipt.get(tenantId, intentId) as StandingReceiptRow | undefined,
+      apply: (writes) => this.apply(writes),
+    };
   }
 
-  decide(...args: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    return this.queue.submit(() => this.decideNow(...args));
-  }
-
-  private decideNow(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Sealed {
-    const now = this.clock();
-    const { state: loaded, registryVersion } = this.loader.load(req, caller, now);
-    const needed = surfaceToJudge(req, loaded.capability);
-    const surface = judgeSurface(
-      req.tenantId,
-      needed,
-      rules.surface,
-      needed && this.loader.surface(req.tenantId, needed.surfaceId),
-    );
-    const state = surface.ok ? loaded : { ...loaded, surfaceProblem: surface.problem };
-    const policy =
-      rules.policy.cached(req.tenantId, registryVersion) ??
-      rules.policy.install(req.tenantId, registryVersion, this.loader.policySource(req.tenantId));
-    const decided = decide(req, state, { policy, constraints: rules.constraints }, mode);
-    // Read in this transaction, under the single writer: two requests cannot both take the last slot.
-    const outcome = opensApproval(decided)
-      ? boundOpenApprovals(
-          decided,
-          req,
-          caller.id,
-          this.loader.openApprovals(req.tenantId, caller.id, req.taskId, now),
-          rules.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
-        )
-      : decided;
-    if (outcome.kind === 'no_deferral' || outcome.kind === 'conflict') {
-      return outcome.kind === 'no_deferral' ? outcome : { ...outcome };
-    }
-    const intentId = mode === 'resume' ? state.effectKey!.intentId : newId('int');
-    if (outcome.kind === 'deferred' && outcome.standing) {
-      const row = this.w.standingReceipt.get(req.tenantId, intentId) as StandingReceiptRow | undefined;
-      if (!row) throw new Error(`the standing deferral ${intentId} has no journal record`);
-      return standingReply(intentId, outcome, row);
-    }
-    const writes = planDecision({
-      req,
-      caller,
-      mode,
-      outcome,
-      intentId,
-      now,
-      constraintsRoot: state.constraints?.rootId,
-      custody: state.capability?.custody,
-      ...(surface.ok && surface.target ? { brokered: surface.target } : {}),
-    });
-    return sealedReply(writes, this.apply(writes));
+  decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
+    return this.queue.submit(() => runSync(decision(req, caller, mode, rules, this.clock), this.ops));
   }
 
   /** Every sealed outcome: its state change and its journal record, together. */
   private apply(p: DecisionWrites): ReturnType<JournalWriter['append']> {
     const t = p.tenantId;
     if (p.reserve) {
+      // decide() checked the budget on the state read in this transaction; this guards the invariant.
       const { taskId, amountMicros } = p.reserve;
-      if (this.w.reserve.run(amountMicros, t, taskId, amountMicros).changes !== 1) {
-        // decide() checked the budget on the state read in this transaction; this guards the invariant.
-        throw new Error('budget reservation failed after the budget check');
-      }
+      checkGuarded('the budget reservation', this.w.reserve.run(amountMicros, t, taskId, amountMicros).changes);
     }
     if (p.consumeApproval) {
       const { approvalId, consumedAt } = p.consumeApproval;
-      if (this.w.consumeApproval.run(consumedAt, t, approvalId).changes !== 1) {
-        throw new Error('approval could not be consumed');
-      }
+      checkGuarded('the approval consumption', this.w.consumeApproval.run(consumedAt, t, approvalId).changes);
     }
     if (p.admission) this.w.admit.run(admissionValues(t, p.admission));
     if (p.grant) this.w.grant.run(grantValues(t, p.grant));
     if (p.execution) this.w.execution.run(executionValues(t, p.execution, this.owner));
     if (p.openApproval) this.w.openApproval.run(openApprovalValues(t, p.openApproval));
     if (p.intentWrite === 'insert') this.w.insertIntent.run(intentValues(p.intent));
-    else this.w.updateIntent.run(p.intent);
+    else checkGuarded('the intent', this.w.updateIntent.run(p.intent).changes);
     const k = p.effectKey;
-    if (k?.op === 'drop') this.w.dropKey.run(t, k.taskId, k.step);
-    else if (k) this.w.putKey.run(t, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at);
+    if (k?.op === 'insert') this.w.insertKey.run(t, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at);
+    else if (k?.op === 'claim') {
+      const { state, intentId } = k.expect;
+      checkGuarded('the deferral this resume holds', this.w.claimKey.run(k.at, t, k.taskId, k.step, state, intentId).changes);
+    } else if (k?.op === 'drop') {
+      const { state, intentId } = k.expect;
+      checkGuarded('the effect key release', this.w.dropKey.run(t, k.taskId, k.step, state, intentId).changes);
+    }
     return this.journal.append(p.journal, p.at);
   }
 }

@@ -93,7 +93,7 @@ describe('planDecision: what each sealed outcome changes', () => {
       createdAt: AT,
     });
     expect(w.effectKey).toEqual({
-      op: 'claim',
+      op: 'insert',
       state: 'claimed',
       taskId: 'task-1',
       step: 'step-1',
@@ -185,7 +185,14 @@ describe('planDecision: what each sealed outcome changes', () => {
     expect(w.intent.approvalId).toBe('apr_9');
     expect(w.journal.record).toMatchObject({ approval_id: 'apr_9', resumed: true });
     expect(w.reply.approval).toEqual({ approvalId: 'apr_9', status: 'consumed' });
-    expect(w.effectKey?.op).toBe('claim');
+    // a resume turns its own deferral into a claim, guarded by the key as it holds it
+    expect(w.effectKey).toEqual({
+      op: 'claim',
+      taskId: 'task-1',
+      step: 'step-1',
+      at: AT,
+      expect: { state: 'deferred', intentId: w.intentId },
+    });
   });
 
   it('a deferral opens an approval, holds the key and commits no money', () => {
@@ -216,7 +223,7 @@ describe('planDecision: what each sealed outcome changes', () => {
       expiresAt: new Date(NOW.getTime() + APPROVAL_TTL_MS).toISOString(),
       createdAt: AT,
     });
-    expect(w.effectKey).toMatchObject({ op: 'defer', state: 'deferred' });
+    expect(w.effectKey).toMatchObject({ op: 'insert', state: 'deferred' });
     expect(w.journal).toMatchObject({ allowed: false, amountMicros: 0n });
     expect(w.journal.record).not.toHaveProperty('params');
     expect(w.journal.record).toMatchObject({
@@ -260,7 +267,12 @@ describe('planDecision: what each sealed outcome changes', () => {
       amountMicros: 2_500_000n,
     };
     const resumed = plan({ mode: 'resume', outcome: refused });
-    expect(resumed.effectKey).toEqual({ op: 'drop', taskId: 'task-1', step: 'step-1' });
+    expect(resumed.effectKey).toEqual({
+      op: 'drop',
+      taskId: 'task-1',
+      step: 'step-1',
+      expect: { state: 'deferred', intentId: resumed.intentId },
+    });
     expect(resumed.reserve).toBeUndefined();
     expect(resumed.intent).toMatchObject({ outcome: 'refused', code: 'approval_denied', reason: 'denied' });
     expect(resumed.journal.record).toMatchObject({ code: 'approval_denied', remedy: null, determining: [] });
