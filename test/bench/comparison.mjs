@@ -33,7 +33,12 @@ function post(body) {
   };
 }
 
-export async function peerComparison({ seconds, runs }) {
+/**
+ * `baseline`: another built checkout of svc (`checkout()` of harness.mjs), or undefined. When
+ * given, its daemon runs beside this one on a data dir of its own, and its allowed POST is
+ * loaded in every round, interleaved with this one's: a before/after from one run.
+ */
+export async function peerComparison({ seconds, runs, baseline }) {
   const home = mkdtempSync(join(tmpdir(), 'svc-bench-cmp-'));
   const env = { ...process.env, SVC_HOME: home };
   const { EXAMPLE_POLICY } = await import(dist('src/policy/example-policy.js'));
@@ -56,6 +61,17 @@ export async function peerComparison({ seconds, runs }) {
       effect_key_step: step,
       intent: 'read the notes of order 1042',
     });
+  const baseHome = baseline && mkdtempSync(join(tmpdir(), 'svc-bench-base-'));
+  const baseEnv = baseline && { ...process.env, SVC_HOME: baseHome };
+  const baseToken =
+    baseline &&
+    (await provisionBench(
+      baseHome,
+      baseEnv,
+      { name: 'bench.read', custody: 'grant', actions: ['read'] },
+      EXAMPLE_POLICY,
+      baseline,
+    ));
   // svc's requests alone are counted: `n` is the decisions the run journaled.
   let n = 0;
   const svcBody = () => decisionBody(`s${n++}`);
@@ -68,8 +84,22 @@ export async function peerComparison({ seconds, runs }) {
   const bareBody = () => decisionBody(`s${b++}`);
   const bareRequest = post(bareBody);
 
+  let k = 0;
+  const baseRequest = baseline && post(() => decisionBody(`b${k++}`));
+  if (baseRequest) baseRequest.headers = { ...baseRequest.headers, authorization: `Bearer ${baseToken}` };
+
   const peer = installCerbos();
   const bare = startBare();
+  const base =
+    baseline &&
+    spawn(
+      process.execPath,
+      [baseline.bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
+      {
+        env: baseEnv,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
   const daemon = spawn(
     process.execPath,
     [bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
@@ -87,7 +117,9 @@ export async function peerComparison({ seconds, runs }) {
       }
     }
     const cerbosUrl = cerbos ? `${cerbos.url}/api/check/resources` : undefined;
+    const baseUrl = base && `${await waitFor(base, /listening on (\S+)/)}/v1/action`;
     const warm = Math.min(2, seconds);
+    if (baseUrl) await load(baseUrl, { seconds: warm, requests: [baseRequest] });
     await load(bareUrl, { seconds: warm, requests: [bareRequest] });
     await load(svcUrl, { seconds: warm, requests: [svcRequest] });
     if (cerbosUrl) await load(cerbosUrl, { seconds: warm, requests: [cerbosRequest] });
@@ -101,6 +133,7 @@ export async function peerComparison({ seconds, runs }) {
       const cpu = mainThreadCpu(daemon.pid);
       round.svc = await load(svcUrl, { seconds, requests: [svcRequest] });
       round.svcCpuUs = perDecisionUs(cpuSince(cpu, mainThreadCpu(daemon.pid)), round.svc.total);
+      if (baseUrl) round.base = await load(baseUrl, { seconds, requests: [baseRequest] });
       rounds.push(round);
     }
     const of = (who, what) => spread(rounds.map((r) => r[who][what]));
@@ -112,6 +145,10 @@ export async function peerComparison({ seconds, runs }) {
       bare: figures('bare'),
       svc_over_bare: spread(rounds.map((r) => r.svc.rps / r.bare.rps)),
     };
+    if (baseUrl) {
+      result.baseline = { dir: baseline.dir, ...figures('base') };
+      result.svc_over_baseline = spread(rounds.map((r) => r.svc.rps / r.base.rps));
+    }
     if (cerbosUrl) {
       result.cerbos = figures('cerbos');
       result.svc_over_cerbos = spread(rounds.map((r) => r.svc.rps / r.cerbos.rps));
@@ -178,8 +215,10 @@ export async function peerComparison({ seconds, runs }) {
   } finally {
     bare.kill('SIGTERM');
     daemon.kill('SIGTERM');
+    base?.kill('SIGTERM');
     await cerbos?.stop();
     await new Promise((r) => setTimeout(r, 500));
     rmSync(home, { recursive: true, force: true });
+    if (baseHome) rmSync(baseHome, { recursive: true, force: true });
   }
 }

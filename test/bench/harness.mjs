@@ -6,8 +6,14 @@ import autocannon from 'autocannon';
 import { RawConnection, requestBytes } from './raw-http.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const bin = join(root, 'bin/run.js');
-export const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
+
+/** A built checkout of svc: its CLI and its compiled modules. */
+export function checkout(dir) {
+  return { dir, bin: join(dir, 'bin/run.js'), dist: (p) => pathToFileURL(join(dir, 'dist', p)).href };
+}
+const self = checkout(root);
+export const bin = self.bin;
+export const dist = self.dist;
 
 /** The ceiling: node:http answering every request with a small JSON body, nothing else. */
 export function startBare() {
@@ -43,18 +49,19 @@ export async function load(url, { seconds, headers = {}, requests, connections =
 
 /**
  * A data dir with tenant `default`, agent `bench-agent` holding one capability under
- * `policy` (permit-all unless given), and task `bench` with a budget that never runs out.
- * Returns the agent's token.
+ * `policy` (permit-all unless given), and task `bench` with a budget that never runs out,
+ * written by `build` (this checkout unless another is named). Returns the agent's token.
  */
 export async function provisionBench(
   home,
   env,
   capability,
   policy = 'permit (principal, action, resource);',
+  build = self,
 ) {
-  spawnSync(process.execPath, [bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' });
-  const { SqliteStore } = await import(dist('src/store/sqlite/store.js'));
-  const { issueToken } = await import(dist('src/provisioning/token.js'));
+  spawnSync(process.execPath, [build.bin, 'init', '--yes', '--json'], { env, encoding: 'utf8' });
+  const { SqliteStore } = await import(build.dist('src/store/sqlite/store.js'));
+  const { issueToken } = await import(build.dist('src/provisioning/token.js'));
   const store = SqliteStore.open(join(home, 'svc.db'));
   const at = new Date().toISOString();
   const tenantId = 'default';

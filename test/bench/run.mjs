@@ -9,7 +9,7 @@ import { brokeredOverhead } from './brokered.mjs';
 import { CERBOS_VERSION } from './cerbos.mjs';
 import { peerComparison } from './comparison.mjs';
 import { decisionThroughput } from './decision.mjs';
-import { bin, load, root, startBare, waitFor } from './harness.mjs';
+import { bin, checkout, load, root, startBare, waitFor } from './harness.mjs';
 import { evidenceBench } from './evidence.mjs';
 import { describeHostIdle } from './host-idle.mjs';
 import { sdkOverhead } from './sdk.mjs';
@@ -126,7 +126,17 @@ if (!only || only === 'policy') {
   );
 }
 if (!only || only === 'compare' || only === 'cerbos') {
-  const r = await peerComparison({ seconds, runs });
+  // BENCH_BASELINE=DIR: another built checkout (e.g. `git worktree add DIR REV && cd DIR &&
+  // npm ci && npm run build`) measured in the same rounds: before and after from one run.
+  const baselineDir = process.env.BENCH_BASELINE;
+  if (baselineDir !== undefined && !existsSync(join(baselineDir, 'dist/src/store/sqlite/store.js'))) {
+    console.error(
+      `BENCH_BASELINE must name a built checkout of svc (no dist/ in ${JSON.stringify(baselineDir)})`,
+    );
+    process.exit(2);
+  }
+  const baseline = baselineDir === undefined ? undefined : checkout(baselineDir);
+  const r = await peerComparison({ seconds, runs, baseline });
   console.log(
     `svc against Cerbos ${CERBOS_VERSION} (audit log on) and a bare node:http JSON POST, 32 connections, ` +
       `${r.runs} run${r.runs === 1 ? '' : 's'} of ${r.seconds} s each, median (min-max):`,
@@ -135,6 +145,17 @@ if (!only || only === 'compare' || only === 'cerbos') {
   if (r.cerbos) console.log(`  Cerbos POST /api/check/resources:      ${line(r.cerbos)}`);
   else console.log(`  Cerbos: not run: ${r.cerbos_skipped}`);
   console.log(`  bare node:http JSON POST:              ${line(r.bare)}`);
+  if (r.baseline) {
+    const rev = spawnSync('git', ['-C', r.baseline.dir, 'describe', '--always', '--dirty'], {
+      encoding: 'utf8',
+    });
+    console.log(
+      `  baseline svc (${rev.stdout.trim() || r.baseline.dir}), the same POST: ${line(r.baseline)}`,
+    );
+    console.log(
+      `  ratio svc/baseline ${mm(r.svc_over_baseline, 2)} (1.00: no change; same rounds, interleaved)`,
+    );
+  }
   console.log(
     `  ratio svc/Cerbos ${r.svc_over_cerbos ? mm(r.svc_over_cerbos, 2) : 'n/a'} (target 1.2); ` +
       `svc/bare ${mm(r.svc_over_bare, 2)} (target 0.15)`,
