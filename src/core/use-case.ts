@@ -61,7 +61,10 @@ export function runSync<P extends Operations<P>, R>(useCase: UseCase<P, R>, stor
 }
 
 /** Drives a use case with an asynchronous store: each operation awaited in turn. */
-export async function runAsync<P extends Operations<P>, R>(useCase: UseCase<P, R>, store: Async<P>): Promise<R> {
+export async function runAsync<P extends Operations<P>, R>(
+  useCase: UseCase<P, R>,
+  store: Async<P>,
+): Promise<R> {
   let step = useCase.next();
   while (!step.done) {
     const { name, args } = step.value;

@@ -14,7 +14,13 @@ import type { DecisionRequest } from './request.js';
 import type { Sealed } from './sealed.js';
 import { judgeSurface, surfaceToJudge, type SurfaceCheck, type SurfaceState } from './surface.js';
 import type { DecisionState } from './state.js';
-import { planDecision, sealedReply, standingReply, type DecisionWrites, type StandingReceiptRow } from './writes.js';
+import {
+  planDecision,
+  sealedReply,
+  standingReply,
+  type DecisionWrites,
+  type StandingReceiptRow,
+} from './writes.js';
 
 /** A tenant's policy source as stored: its text (null: none installed) and its registered verbs. */
 export interface PolicySource {

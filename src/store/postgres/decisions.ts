@@ -7,7 +7,12 @@ import { sha256 } from '../../evidence/node-crypto.js';
 import type { DecisionStore, Sealed } from '../decision-ports.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgTx } from './database.js';
-import { loadDecisionState, loadOpenApprovals, loadPolicySource, type LoadedState } from './decision-state.js';
+import {
+  loadDecisionState,
+  loadOpenApprovals,
+  loadPolicySource,
+  type LoadedState,
+} from './decision-state.js';
 import { journalParts } from './journal.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
@@ -39,16 +44,18 @@ export class PgDecisions implements DecisionStore {
   /**
    * The pipeline's reads and writes in one tenant transaction. The first read brings the
    * capability's surface and the log state along (one round trip), so `surface` answers from
-   * it and `apply` appends on the log state read under the lock.
+   * it and `apply` appends on the log state read under the lock. (Public so a test can put a
+   * competing writer between a read and a guarded write.)
    */
-  private opsIn(tx: PgTx): Async<DecisionOps> {
+  opsIn(tx: PgTx): Async<DecisionOps> {
     let loaded: LoadedState | undefined;
     return {
       load: async (req, caller, now) => (loaded = await loadDecisionState(tx, req, caller, now)),
       // the surface read with the state is the capability's, which is the one asked for
       surface: async () => loaded!.surface,
       policySource: (tenantId) => loadPolicySource(tx, tenantId),
-      openApprovals: (tenantId, actorId, taskId, now) => loadOpenApprovals(tx, tenantId, actorId, taskId, now),
+      openApprovals: (tenantId, actorId, taskId, now) =>
+        loadOpenApprovals(tx, tenantId, actorId, taskId, now),
       standingReceipt: (tenantId, intentId) => standingReceipt(tx, tenantId, intentId),
       apply: (writes) => this.apply(tx, writes, loaded!.log),
     };

@@ -24,8 +24,11 @@ export class SqliteDecisions implements DecisionStore {
   private readonly journal: JournalWriter;
   private readonly queue: CommitQueue;
   private readonly w;
-  /** the pipeline's reads and writes, answered at once inside the commit queue's transaction */
-  private readonly ops: DecisionOps;
+  /**
+   * The pipeline's reads and writes, answered at once inside the commit queue's transaction
+   * (readable so a test can put a competing writer between a read and a guarded write).
+   */
+  readonly ops: DecisionOps;
 
   constructor(
     private readonly db: Db,
@@ -110,7 +113,10 @@ export class SqliteDecisions implements DecisionStore {
     if (p.reserve) {
       // decide() checked the budget on the state read in this transaction; this guards the invariant.
       const { taskId, amountMicros } = p.reserve;
-      checkGuarded('the budget reservation', this.w.reserve.run(amountMicros, t, taskId, amountMicros).changes);
+      checkGuarded(
+        'the budget reservation',
+        this.w.reserve.run(amountMicros, t, taskId, amountMicros).changes,
+      );
     }
     if (p.consumeApproval) {
       const { approvalId, consumedAt } = p.consumeApproval;
@@ -123,13 +129,20 @@ export class SqliteDecisions implements DecisionStore {
     if (p.intentWrite === 'insert') this.w.insertIntent.run(intentValues(p.intent));
     else checkGuarded('the intent', this.w.updateIntent.run(p.intent).changes);
     const k = p.effectKey;
-    if (k?.op === 'insert') this.w.insertKey.run(t, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at);
+    if (k?.op === 'insert')
+      this.w.insertKey.run(t, k.taskId, k.step, k.state, k.intentId, k.requestDigest, k.at);
     else if (k?.op === 'claim') {
       const { state, intentId } = k.expect;
-      checkGuarded('the deferral this resume holds', this.w.claimKey.run(k.at, t, k.taskId, k.step, state, intentId).changes);
+      checkGuarded(
+        'the deferral this resume holds',
+        this.w.claimKey.run(k.at, t, k.taskId, k.step, state, intentId).changes,
+      );
     } else if (k?.op === 'drop') {
       const { state, intentId } = k.expect;
-      checkGuarded('the effect key release', this.w.dropKey.run(t, k.taskId, k.step, state, intentId).changes);
+      checkGuarded(
+        'the effect key release',
+        this.w.dropKey.run(t, k.taskId, k.step, state, intentId).changes,
+      );
     }
     return this.journal.append(p.journal, p.at);
   }
