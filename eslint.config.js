@@ -109,8 +109,6 @@ export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
   'src/store/{sqlite,postgres}/receipts.ts':
     'receipts of a task: an unknown task is an error, not an empty page',
-  'src/store/{sqlite,postgres}/redactions.ts':
-    'redaction: authorised by a registered human, ranges never overlap',
 };
 const storeErrorRule = {
   'no-restricted-syntax': [
