@@ -109,10 +109,6 @@ export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
   'src/store/{sqlite,postgres}/receipts.ts':
     'receipts of a task: an unknown task is an error, not an empty page',
-  'src/store/{sqlite,postgres}/redactions.ts':
-    'redaction: authorised by a registered human, ranges never overlap',
-  'src/store/{sqlite,postgres}/tasks.ts':
-    'task budget and close: not below what is reserved, a closed task is final',
 };
 const storeErrorRule = {
   'no-restricted-syntax': [

@@ -1,6 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
-import { microsToDecimal } from '../core/money.js';
+import { checkBudgetCovers } from '../core/task-change.js';
 import type { Task } from '../core/task.js';
 import type { Store } from '../store/ports.js';
 import type { Step } from './apply-step.js';
@@ -143,12 +143,10 @@ async function planExisting(
       'leave its entry as it was closed, or remove it',
     );
   }
-  if (budget < stored.reservedMicros) {
-    const reserved = microsToDecimal(stored.reservedMicros);
-    throw conflict(
-      `task ${id} already has ${reserved} USD reserved; its budget cannot be set below that`,
-      `set a budget of at least ${reserved} USD`,
-    );
+  try {
+    checkBudgetCovers(stored, budget);
+  } catch (err) {
+    throw doc.fail(['tasks', i, changed[0] as string], err);
   }
   return {
     change: { kind: 'task', id, result: 'updated', changed },

@@ -1,6 +1,7 @@
+import type { RedactionRequest, RedactionResult } from '../core/redaction.js';
 import type { Ed25519Sign } from '../evidence/crypto-provider.js';
 import type { ExportItem } from '../evidence/export-writer.js';
-import type { Timestamp, Tombstone, Witness } from '../evidence/export-line.js';
+import type { Timestamp, Witness } from '../evidence/export-line.js';
 import type { TreeHead } from '../evidence/tree-head.js';
 
 /** A signed tree head as stored: the head and the key that signed it. */
@@ -86,22 +87,8 @@ export interface JournalExports {
   snapshot(tenantId: string): Awaitable<JournalSnapshot>;
 }
 
-export interface RedactionRequest {
-  tenantId: string;
-  from: number;
-  to: number;
-  reason: string;
-  authorisedBy: string;
-  policyId?: string;
-  at: string;
-}
-
-export interface RedactionResult {
-  tombstone: Tombstone;
-  /** Sequence and receipt of the redaction record R. */
-  sequence: number;
-  receiptId: string;
-}
+// The redaction use case runs in core (core/redaction.ts); the port names what it takes and gives.
+export type { RedactionRequest, RedactionResult };
 
 export interface Redactions {
   /** Journal R and blank the range in place, in one transaction (evidence-format.md §7). */

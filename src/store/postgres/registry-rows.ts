@@ -1,5 +1,6 @@
 import type { Capability, Custody } from '../../core/capability.js';
-import type { Task, TaskStatus } from '../../core/task.js';
+import type { Task } from '../../core/task.js';
+import { taskOf, type TaskColumns } from '../rows/task.js';
 
 /**
  * Rows of the registry tables as node-postgres returns them: BIGINT arrives as a decimal
@@ -41,18 +42,9 @@ export function toCapability(r: PgCapabilityRow): Capability {
   };
 }
 
-export interface PgTaskRow {
-  tenant_id: string;
-  id: string;
-  title: string | null;
-  sponsor_id: string;
-  status: TaskStatus;
-  parent_id: string | null;
-  root_id: string;
+export interface PgTaskRow extends TaskColumns {
   budget_micros: string;
   reserved_micros: string;
-  created_at: string;
-  closed_at: string | null;
   actors: string[];
 }
 
@@ -63,21 +55,7 @@ export const TASK_COLUMNS = `t.tenant_id, t.id, t.title, t.sponsor_id, t.status,
 export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks t`;
 
 export function toTask(r: PgTaskRow): Task {
-  return {
-    tenantId: r.tenant_id,
-    id: r.id,
-    title: r.title,
-    sponsorId: r.sponsor_id,
-    status: r.status,
-    parentId: r.parent_id,
-    rootId: r.root_id,
-    budgetMicros: BigInt(r.budget_micros),
-    reservedMicros: BigInt(r.reserved_micros),
-    // the same order as the SQLite adapter: JavaScript's code-unit sort
-    actors: [...r.actors].sort(),
-    createdAt: r.created_at,
-    closedAt: r.closed_at,
-  };
+  return taskOf(r, r.actors);
 }
 
 /** A task with whether its root carries execution constraints. */

@@ -1,23 +1,23 @@
 import type Database from 'better-sqlite3';
-import { SvcError } from '../../core/errors.js';
-import { microsToDecimal, type Micros } from '../../core/money.js';
+import type { Micros } from '../../core/money.js';
 import type { Task, TaskStatus } from '../../core/task.js';
+import {
+  budgetChange,
+  taskAssignment,
+  taskClose,
+  taskCreation,
+  type TaskOps,
+} from '../../core/task-change.js';
+import { runSync, type UseCase } from '../../core/use-case.js';
 import type { TaskRepo } from '../registry-ports.js';
+import { taskOf, type TaskColumns } from '../rows/task.js';
 import { storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
 
-export interface TaskRow {
-  tenant_id: string;
-  id: string;
-  title: string | null;
-  sponsor_id: string;
-  status: TaskStatus;
-  parent_id: string | null;
-  root_id: string;
+/** A tasks row read with safeIntegers (amounts as bigints), its agents as a JSON array. */
+export interface TaskRow extends TaskColumns {
   budget_micros: bigint;
   reserved_micros: bigint;
-  created_at: string;
-  closed_at: string | null;
   /** JSON array of the assigned agents */
   actors: string;
 }
@@ -37,65 +37,42 @@ export const TASK_COLUMNS = `t.tenant_id, t.id, t.title, t.sponsor_id, t.status,
 export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks t`;
 
 export function toTask(r: TaskRow): Task {
-  return {
-    tenantId: r.tenant_id,
-    id: r.id,
-    title: r.title,
-    sponsorId: r.sponsor_id,
-    status: r.status,
-    parentId: r.parent_id,
-    rootId: r.root_id,
-    budgetMicros: r.budget_micros,
-    reservedMicros: r.reserved_micros,
-    actors: (JSON.parse(r.actors) as string[]).sort(),
-    createdAt: r.created_at,
-    closedAt: r.closed_at,
-  };
+  return taskOf(r, JSON.parse(r.actors) as string[]);
 }
 
-export class SqliteTasks implements TaskRepo {
-  private readonly selectOne: Database.Statement<[string, string], TaskRow>;
-  private readonly selectPage: Database.Statement<[ListParams], TaskRow>;
-  private readonly insert: Database.Statement<[Record<string, unknown>]>;
-  private readonly insertActor: Database.Statement<[string, string, string]>;
-  private readonly markClosed: Database.Statement<[string, string, string]>;
-  private readonly updateBudget: Database.Statement<[Micros, string, string]>;
-
-  constructor(private readonly db: Db) {
-    // budget and reserved amounts go beyond 2^53: they are read as bigints.
-    this.selectOne = db
-      .prepare<[string, string], TaskRow>(`${TASK_SELECT} WHERE t.tenant_id = ? AND t.id = ?`)
-      .safeIntegers(true);
-    this.selectPage = db
-      .prepare<[ListParams], TaskRow>(
-        `${TASK_SELECT} WHERE t.tenant_id = @tenant AND (@after IS NULL OR t.id > @after)
-           AND (@visible IS NULL OR t.sponsor_id = @visible OR EXISTS (SELECT 1 FROM task_actors v
-             WHERE v.tenant_id = t.tenant_id AND v.task_id = t.id AND v.actor_id = @visible))
-         ORDER BY t.id LIMIT @limit`,
-      )
-      .safeIntegers(true);
-    this.insert = db.prepare<[Record<string, unknown>]>(
-      `INSERT INTO tasks (tenant_id, id, title, sponsor_id, status, parent_id, root_id, budget_micros,
-         reserved_micros, created_at, closed_at)
-       VALUES (@tenant_id, @id, @title, @sponsor_id, @status, @parent_id, @root_id, @budget_micros,
-         @reserved_micros, @created_at, @closed_at)`,
-    );
-    this.insertActor = db.prepare<[string, string, string]>(
-      'INSERT INTO task_actors (tenant_id, task_id, actor_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    );
-    this.markClosed = db.prepare<[string, string, string]>(
-      `UPDATE tasks SET status = 'closed', closed_at = ? WHERE tenant_id = ? AND id = ?`,
-    );
-    this.updateBudget = db.prepare<[Micros, string, string]>(
-      'UPDATE tasks SET budget_micros = ? WHERE tenant_id = ? AND id = ?',
-    );
-  }
-
-  async create(task: Task): Promise<void> {
-    const tx = this.db.transaction(() => {
-      // Checked again under the write lock: the parent may have closed since the caller looked.
-      if (task.parentId !== null) this.open(task.tenantId, task.parentId, 'parent task');
-      this.insert.run({
+/**
+ * The reads and writes core/task-change.ts asks for, answered at once inside one write
+ * transaction. Budget and reserved amounts go beyond 2^53: they are read as bigints.
+ */
+export function sqliteTaskOps(db: Db): TaskOps {
+  const selectOne = db
+    .prepare<[string, string], TaskRow>(`${TASK_SELECT} WHERE t.tenant_id = ? AND t.id = ?`)
+    .safeIntegers(true);
+  // INSERT ... SELECT, so the row goes in only while the parent still has the status it was judged on.
+  const insert = db.prepare<[Record<string, unknown>]>(
+    `INSERT INTO tasks (tenant_id, id, title, sponsor_id, status, parent_id, root_id, budget_micros,
+       reserved_micros, created_at, closed_at)
+     SELECT @tenant_id, @id, @title, @sponsor_id, @status, @parent_id, @root_id, @budget_micros,
+       @reserved_micros, @created_at, @closed_at
+     WHERE @parent_id IS NULL OR EXISTS (SELECT 1 FROM tasks p
+       WHERE p.tenant_id = @tenant_id AND p.id = @parent_id AND p.status = @parent_status)`,
+  );
+  const insertActor = db.prepare<[string, string, string]>(
+    'INSERT INTO task_actors (tenant_id, task_id, actor_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const close = db.prepare<[string, string, string, TaskStatus]>(
+    `UPDATE tasks SET status = 'closed', closed_at = ? WHERE tenant_id = ? AND id = ? AND status = ?`,
+  );
+  const setBudget = db.prepare<[Micros, string, string, TaskStatus, Micros]>(
+    'UPDATE tasks SET budget_micros = ? WHERE tenant_id = ? AND id = ? AND status = ? AND reserved_micros <= ?',
+  );
+  return {
+    task: (tenantId, id) => {
+      const r = selectOne.get(tenantId, id);
+      return r && toTask(r);
+    },
+    insert: (task, parentStatus) =>
+      insert.run({
         tenant_id: task.tenantId,
         id: task.id,
         title: task.title,
@@ -107,15 +84,39 @@ export class SqliteTasks implements TaskRepo {
         reserved_micros: task.reservedMicros,
         created_at: task.createdAt,
         closed_at: task.closedAt,
-      });
-      for (const actor of task.actors) this.insertActor.run(task.tenantId, task.id, actor);
-    });
-    await this.write(tx, `task ${task.id} in tenant ${task.tenantId}`);
+        parent_status: parentStatus,
+      }).changes,
+    close: (tenantId, id, at, status) => close.run(at, tenantId, id, status).changes,
+    setBudget: (tenantId, id, budget, status) => setBudget.run(budget, tenantId, id, status, budget).changes,
+    addActors: (tenantId, id, actorIds) => {
+      for (const actor of actorIds) insertActor.run(tenantId, id, actor);
+    },
+  };
+}
+
+/** Tasks on SQLite: reads here, changes through the use cases of core/task-change.ts. */
+export class SqliteTasks implements TaskRepo {
+  private readonly selectPage: Database.Statement<[ListParams], TaskRow>;
+  private readonly ops: TaskOps;
+
+  constructor(private readonly db: Db) {
+    this.ops = sqliteTaskOps(db);
+    this.selectPage = db
+      .prepare<[ListParams], TaskRow>(
+        `${TASK_SELECT} WHERE t.tenant_id = @tenant AND (@after IS NULL OR t.id > @after)
+           AND (@visible IS NULL OR t.sponsor_id = @visible OR EXISTS (SELECT 1 FROM task_actors v
+             WHERE v.tenant_id = t.tenant_id AND v.task_id = t.id AND v.actor_id = @visible))
+         ORDER BY t.id LIMIT @limit`,
+      )
+      .safeIntegers(true);
+  }
+
+  async create(task: Task): Promise<void> {
+    await this.write(taskCreation(task), `task ${task.id} in tenant ${task.tenantId}`);
   }
 
   async get(tenantId: string, id: string): Promise<Task | undefined> {
-    const r = this.selectOne.get(tenantId, id);
-    return r && toTask(r);
+    return this.ops.task(tenantId, id);
   }
 
   async list(tenantId: string, opts: { limit: number; after?: string; visibleTo?: string }): Promise<Task[]> {
@@ -130,65 +131,24 @@ export class SqliteTasks implements TaskRepo {
   }
 
   async close(tenantId: string, id: string, at: string): Promise<Task> {
-    const tx = this.db.transaction(() => {
-      this.open(tenantId, id, 'task');
-      this.markClosed.run(at, tenantId, id);
-      return this.must(tenantId, id);
-    });
-    return this.write(tx, `task ${id} in tenant ${tenantId}`);
+    return this.write(taskClose(tenantId, id, at), `task ${id} in tenant ${tenantId}`);
   }
 
   async setBudget(tenantId: string, id: string, budget: Micros): Promise<Task> {
-    const tx = this.db.transaction(() => {
-      const task = this.open(tenantId, id, 'task');
-      // Under the write lock, so no decision can reserve between this check and the update.
-      if (budget < task.reservedMicros) {
-        const reserved = microsToDecimal(task.reservedMicros);
-        throw new SvcError(
-          'conflict',
-          `task ${id} already has ${reserved} USD reserved; its budget cannot be set below that`,
-          { field: 'set', remedy: `set a budget of at least ${reserved} USD` },
-        );
-      }
-      this.updateBudget.run(budget, tenantId, id);
-      return this.must(tenantId, id);
-    });
-    return this.write(tx, `task ${id} in tenant ${tenantId}`);
+    return this.write(budgetChange(tenantId, id, budget), `task ${id} in tenant ${tenantId}`);
   }
 
   async assign(tenantId: string, id: string, actorIds: string[]): Promise<Task> {
-    const tx = this.db.transaction(() => {
-      this.open(tenantId, id, 'task');
-      for (const actor of actorIds) this.insertActor.run(tenantId, id, actor);
-      return this.must(tenantId, id);
-    });
-    return this.write(tx, `an actor of task ${id} in tenant ${tenantId}`);
+    return this.write(taskAssignment(tenantId, id, actorIds), `an actor of task ${id} in tenant ${tenantId}`);
   }
 
-  /** The task, which must exist and not be closed: closing is final. */
-  private open(tenantId: string, id: string, what: string): Task {
-    const task = this.must(tenantId, id, what);
-    if (task.status === 'closed') {
-      throw new SvcError('conflict', `${what} ${id} is closed (since ${task.closedAt ?? 'unknown'})`, {
-        remedy: 'a closed task is final: create a new task',
-      });
-    }
-    return task;
-  }
-
-  private must(tenantId: string, id: string, what = 'task'): Task {
-    const r = this.selectOne.get(tenantId, id);
-    if (r === undefined) {
-      throw new SvcError('not_found', `${what} ${id} does not exist in tenant ${tenantId}`, {
-        remedy: `see \`svc task list --tenant ${tenantId}\``,
-      });
-    }
-    return toTask(r);
-  }
-
-  private async write<T>(tx: () => T, what: string): Promise<T> {
+  /** The use case inside one write transaction: what it read is what it writes on. */
+  private async write<T>(useCase: UseCase<TaskOps, T>, what: string): Promise<T> {
     try {
-      return await writeTransaction(this.db, tx);
+      return await writeTransaction(
+        this.db,
+        this.db.transaction(() => runSync(useCase, this.ops)),
+      );
     } catch (err) {
       throw storeError(err, what);
     }
