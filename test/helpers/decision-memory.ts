@@ -2,7 +2,7 @@ import type { Actor } from '../../src/core/actor.js';
 import type { Capability } from '../../src/core/capability.js';
 import type { OpenApprovalCounts } from '../../src/core/decision/open-approvals.js';
 import type { DecisionOps, PolicySource } from '../../src/core/decision/pipeline.js';
-import { requestDigest, type DecisionRequest, type Route } from '../../src/core/decision/request.js';
+import type { DecisionRequest } from '../../src/core/decision/request.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../src/core/decision/state.js';
 import type { SurfaceState } from '../../src/core/decision/surface.js';
 import type { DecisionWrites, StandingReceiptRow } from '../../src/core/decision/writes.js';
@@ -126,55 +126,6 @@ export function world(): MemoryWorld {
     policy: PERMIT_ALL,
     standing: new Map(),
     applied: [],
-  };
-}
-
-/** The request as the API hands it to the decision: body, digest and all. */
-export interface RequestSpec {
-  route?: Route;
-  actorId?: string;
-  capability?: string;
-  action?: string;
-  taskId?: string;
-  step?: string;
-  amountUsd?: number;
-}
-
-export function decisionRequest(spec: RequestSpec = {}): DecisionRequest {
-  const r = {
-    route: 'action' as Route,
-    actorId: 'bot',
-    capability: 'crm.write',
-    action: 'write',
-    taskId: 't1',
-    step: 's1',
-    ...spec,
-  };
-  const body = {
-    tenant_id: 'acme',
-    actor_id: r.actorId,
-    capability: r.capability,
-    action: r.action,
-    task_id: r.taskId,
-    effect_key_step: r.step,
-    ...(r.amountUsd !== undefined ? { amount_usd: r.amountUsd } : {}),
-  };
-  return {
-    route: r.route,
-    tenantId: 'acme',
-    actorId: r.actorId,
-    capability: r.capability,
-    action: r.action,
-    taskId: r.taskId,
-    step: r.step,
-    amountMicros: r.amountUsd === undefined ? null : BigInt(Math.round(r.amountUsd * 1e6)),
-    amountSource: r.amountUsd === undefined ? 'capability_default' : 'requester_estimate',
-    intent: null,
-    params: null,
-    correlationId: null,
-    traceId: null,
-    digest: requestDigest(body),
-    body,
   };
 }
 

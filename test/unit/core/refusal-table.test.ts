@@ -20,15 +20,14 @@ import { PolicyCache } from '../../../src/daemon/policy-cache.js';
 import {
   AT,
   bot,
-  decisionRequest,
   deferral,
   memoryOps,
   NOW,
   task,
   world,
   type MemoryWorld,
-  type RequestSpec,
 } from '../../helpers/decision-memory.js';
+import { decisionRequest, type RequestSpec } from '../../helpers/decision-request.js';
 import { ORDER_CASES, type OrderCaseId } from '../../helpers/refusal-order.js';
 
 /** One decision to make: the request, how it is sent, and what it is judged by besides the state. */
