@@ -19,6 +19,7 @@ import { afterAll, describe } from 'vitest';
 import { accessContract } from './cases/access.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
+import { refusalOrderContract } from './cases/refusal-order.js';
 import { registryContract } from './cases/registry.js';
 import { surfaceContract } from './cases/surfaces.js';
 import { tokenContract } from './cases/tokens.js';
@@ -38,5 +39,6 @@ for (const adapter of await contractAdapters()) {
     registryContract(h);
     accessContract(h);
     surfaceContract(h);
+    refusalOrderContract(h);
   });
 }
