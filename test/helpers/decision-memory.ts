@@ -5,7 +5,7 @@ import type { DecisionOps, PolicySource } from '../../src/core/decision/pipeline
 import type { DecisionRequest } from '../../src/core/decision/request.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../src/core/decision/state.js';
 import type { SurfaceState } from '../../src/core/decision/surface.js';
-import type { DecisionWrites, StandingReceiptRow } from '../../src/core/decision/writes.js';
+import type { DecisionWrites } from '../../src/core/decision/writes.js';
 import type { Micros } from '../../src/core/money.js';
 import type { Task } from '../../src/core/task.js';
 
@@ -17,7 +17,6 @@ import type { Task } from '../../src/core/task.js';
  * core's `decision()` over it with `runSync`, the runner SQLite uses.
  */
 export interface MemoryWorld {
-  tenantId: string;
   approvalTier: number;
   registryVersion: number;
   capabilities: Map<string, Capability>;
@@ -35,7 +34,6 @@ export interface MemoryWorld {
   openApprovals: OpenApprovalCounts;
   /** the policy text; null: none installed */
   policy: string | null;
-  standing: Map<string, StandingReceiptRow>;
   /** every plan `apply` was handed, in order */
   applied: DecisionWrites[];
 }
@@ -110,7 +108,6 @@ export function world(): MemoryWorld {
     capability('crm.sync', { custody: 'brokered', surfaceId: 'crm', operation: 'sync' }),
   ];
   return {
-    tenantId: 'acme',
     approvalTier: 3,
     registryVersion: 1,
     capabilities: new Map(caps.map((c) => [c.name, c])),
@@ -124,7 +121,6 @@ export function world(): MemoryWorld {
     surfaces: new Map(),
     openApprovals: { byActor: 0, byTask: 0 },
     policy: PERMIT_ALL,
-    standing: new Map(),
     applied: [],
   };
 }
@@ -181,7 +177,9 @@ export function memoryOps(w: MemoryWorld): DecisionOps {
       verbs: [...new Set([...w.capabilities.values()].flatMap((c) => c.actions))].sort(),
     }),
     openApprovals: () => w.openApprovals,
-    standingReceipt: (_tenantId, intentId) => w.standing.get(intentId),
+    // A resume that finds its approval still pending seals nothing and answers with the
+    // deferral's own receipt: no refusal, so no row of the table reaches it.
+    standingReceipt: () => undefined,
     apply(writes) {
       w.applied.push(writes);
       return { sequence: w.applied.length, receiptId: writes.receiptId, recordHash: '0'.repeat(64) };

@@ -38,21 +38,17 @@ interface Attempt {
   openApprovals?: PipelineRules['openApprovals'];
 }
 
-function run(w: MemoryWorld, a: Attempt): { sealed: Sealed; req: DecisionRequest } {
-  const req = decisionRequest(a.req);
+function run(w: MemoryWorld, a: Attempt): Sealed {
   const rules: PipelineRules = {
     policy: new PolicyCache(),
     constraints: admits,
     ...(a.surface ? { surface: a.surface } : {}),
     ...(a.openApprovals ? { openApprovals: a.openApprovals } : {}),
   };
-  return {
-    sealed: runSync(
-      decision(req, bot, a.mode ?? 'new', rules, () => NOW),
-      memoryOps(w),
-    ),
-    req,
-  };
+  return runSync(
+    decision(decisionRequest(a.req), bot, a.mode ?? 'new', rules, () => NOW),
+    memoryOps(w),
+  );
 }
 
 /** A surface check that reads the stored state it is handed, as the broker's does. */
@@ -412,15 +408,14 @@ describe('the refusal table over the core pipeline (no database)', () => {
     row.arrange?.(w);
     if (row.deferred) deferral(w, decisionRequest(row.attempt?.req), row.deferred);
     const mode = row.attempt?.mode ?? 'new';
-    const { sealed } = run(w, row.attempt ?? {});
-    const expected = {
+    const sealed = run(w, row.attempt ?? {});
+    expect(sealed).toMatchObject({
       kind: 'sealed',
       outcome: 'refused',
       code: row.code,
       reason: row.reason,
       amountMicros: 0n,
-    };
-    expect(sealed).toMatchObject(expected);
+    });
     expect(sealed.kind === 'sealed' ? sealed.remedy : 'not sealed').toBe(row.remedy);
     // sealed: one journal record with the same code, reason and remedy, and nothing reserved,
     // admitted, granted or opened; a refused resume gives its deferral's key back
@@ -452,7 +447,7 @@ describe('the refusal table over the core pipeline (no database)', () => {
   it.each(CONFLICTS.map((r) => [r.name, r] as const))('%s', (_name, row) => {
     const w = world();
     row.arrange(w, decisionRequest(row.attempt?.req));
-    const { sealed } = run(w, row.attempt ?? {});
+    const sealed = run(w, row.attempt ?? {});
     expect(sealed).toEqual({
       kind: 'conflict',
       code: row.code,
@@ -471,11 +466,11 @@ describe('the refusal table over the core pipeline (no database)', () => {
 
   it('the default world allows the default request, so each row refuses for its own cause alone', () => {
     const w = world();
-    const { sealed } = run(w, {});
+    const sealed = run(w, {});
     expect(sealed).toMatchObject({ kind: 'sealed', outcome: 'allowed', amountMicros: 1_000_000n });
     const resumed = world();
     deferral(resumed, decisionRequest(pay), { status: 'approved' });
-    expect(run(resumed, { req: pay, mode: 'resume' }).sealed).toMatchObject({
+    expect(run(resumed, { req: pay, mode: 'resume' })).toMatchObject({
       outcome: 'allowed',
       approval: { approvalId: 'apr_1', status: 'consumed' },
     });
@@ -576,11 +571,9 @@ const codeOf = (s: Sealed) => (s.kind === 'conflict' ? s.code : s.kind === 'seal
 describe('the order of refusals: when two apply, the earlier step decides', () => {
   it.each(ORDER_CASES.map((c) => [c.id, c] as const))('%s', (id, c) => {
     const w = world();
-    expect(codeOf(run(w, ORDER[id](w, false)).sealed), c.when).toBe(c.wins);
+    expect(codeOf(run(w, ORDER[id](w, false))), c.when).toBe(c.wins);
     const fixed = world();
-    expect(codeOf(run(fixed, ORDER[id](fixed, true)).sealed), `${c.when}, the first cause removed`).toBe(
-      c.over,
-    );
+    expect(codeOf(run(fixed, ORDER[id](fixed, true))), `${c.when}, the first cause removed`).toBe(c.over);
   });
 
   it('has a case for every order the shared list names, and no other', () => {
