@@ -9,12 +9,19 @@
  *      a second store on the same database. Assert only what the port promises (results,
  *      coded errors, order), never an adapter's SQL or tables.
  *   2. call it in the adapter loop below, after the others.
- * A case that only one adapter can honour (cross-replica signals, say) belongs in that
- * adapter's own tests, not here.
+ * Seed through the ports, as provisioning and the daemon write (`tenantWith` in
+ * cases/fixtures.ts, a decision to reserve budget or admit, an access request approved for
+ * an entitlement), never with SQL: the suite then holds both adapters to what their ports
+ * can reach. A case that only one adapter can honour (cross-replica signals, say), or that
+ * needs a state no port can make, belongs in that adapter's own tests, not here.
  */
 import { afterAll, describe } from 'vitest';
+import { accessContract } from './cases/access.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
+import { refusalOrderContract } from './cases/refusal-order.js';
+import { registryContract } from './cases/registry.js';
+import { surfaceContract } from './cases/surfaces.js';
 import { tokenContract } from './cases/tokens.js';
 import { contractAdapters, type StoreHarness } from './harness.js';
 
@@ -29,5 +36,9 @@ for (const adapter of await contractAdapters()) {
     identityContract(h);
     tokenContract(h);
     decisionContract(h);
+    registryContract(h);
+    accessContract(h);
+    surfaceContract(h);
+    refusalOrderContract(h);
   });
 }

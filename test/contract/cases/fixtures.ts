@@ -1,5 +1,5 @@
 import type { Actor } from '../../../src/core/actor.js';
-import type { NewTenant, TokenRecord } from '../../../src/store/ports.js';
+import type { NewTenant, Store, TokenRecord } from '../../../src/store/ports.js';
 
 export const T0 = '2026-03-01T10:00:00.000Z';
 export const T1 = '2026-03-01T11:00:00.000Z';
@@ -54,4 +54,16 @@ export function newTenant(id: string, o: { admin?: string; keyId?: string } = {}
     admin: human(id, admin),
     adminToken: token(id, admin, `${id}-tok`),
   };
+}
+
+/**
+ * A tenant with no administrator and then `actors`, provisioned as `svc tenant create` and
+ * `svc actor add` do: through the tenant and actor ports, never by rows.
+ */
+export async function tenantWith(store: Store, id: string, actors: Actor[], createdAt = T0): Promise<void> {
+  await store.tenants.create({
+    tenant: { id, createdAt },
+    signingKey: { tenantId: id, keyId: `${id}-k1`, publicKey: 'cHVibGlj', algorithm: 'ed25519', createdAt },
+  });
+  for (const a of actors) await store.actors.add(a);
 }
