@@ -6,6 +6,7 @@ import type {
   CardStatus,
   EntitlementStatus,
 } from '../core/access.js';
+import type { CardDecisionInput } from '../core/card-decision.js';
 import type { ChannelConfig, ChannelKind } from '../core/channel.js';
 import type { Keyset, KeysetPage } from './query-ports.js';
 
@@ -91,16 +92,8 @@ export interface NewAccessRequest {
   at: Date;
 }
 
-export interface CardDecisionInput {
-  tenantId: string;
-  cardId: string;
-  deciderId: string;
-  decision: AccessDecision;
-  /** approve only: at most the requested duration; the requested one when absent */
-  durationSeconds?: number | undefined;
-  note: string | null;
-  at: Date;
-}
+/** The decision's input is the use case's (core/card-decision.ts). */
+export type { CardDecisionInput };
 
 export interface EntitlementKey {
   createdAt: string;
@@ -124,16 +117,18 @@ export interface AccessRequestStore {
   ): Promise<{ request: AccessRequestRecord; receipt: AccessReceipt }>;
 }
 
+/** A decided card as its readers see it: the card, its request and the entitlement granted. */
+export interface DecidedCard {
+  card: ManagerCardRecord;
+  request: AccessRequestRecord;
+  entitlement: EntitlementRecord | null;
+}
+
 export interface ManagerCardStore {
   /** The viewer's own cards, oldest first. */
   list(viewer: Actor, filter: { status?: CardStatus }, now: Date): Promise<ManagerCardRecord[]>;
   /** The first decision wins; approval creates the entitlement in the same transaction. */
-  decide(input: CardDecisionInput): Promise<{
-    card: ManagerCardRecord;
-    request: AccessRequestRecord;
-    entitlement: EntitlementRecord | null;
-    receipt: AccessReceipt;
-  }>;
+  decide(input: CardDecisionInput): Promise<DecidedCard & { receipt: AccessReceipt }>;
 }
 
 export interface EntitlementStore {

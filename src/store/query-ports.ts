@@ -1,5 +1,6 @@
 import type { Actor } from '../core/actor.js';
-import type { ApprovalChannel, ApprovalDecision, ApprovalStatus } from '../core/approval.js';
+import type { ApprovalStatus } from '../core/approval.js';
+import type { ApprovalDecided, ApprovalDecisionInput } from '../core/approval-decision.js';
 import type { Capability } from '../core/capability.js';
 import type { AmountSource } from '../core/decision/request.js';
 import type { ExecutionPlan } from '../core/constraints.js';
@@ -110,22 +111,10 @@ export interface ApprovalKey {
   id: string;
 }
 
-export interface ApprovalDecisionInput {
-  tenantId: string;
-  approvalId: string;
-  /** a registered actor of the tenant, resolved by the channel (credential, chat user id, …) */
-  deciderId: string;
-  decision: ApprovalDecision;
-  note: string | null;
-  channel: ApprovalChannel;
-  at: Date;
-}
+/** The decision's input is the use case's (core/approval-decision.ts), which every channel builds. */
+export type { ApprovalDecisionInput };
 
-export interface DecidedApproval {
-  approval: ApprovalRecord;
-  receiptId: string;
-  sequence: number;
-}
+export type DecidedApproval = ApprovalDecided<ApprovalRecord>;
 
 /** Which approvals a list returns, and in which order (default: oldest first). */
 export interface ApprovalFilter {

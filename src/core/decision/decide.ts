@@ -1,4 +1,5 @@
 import type { ActorKind } from '../actor.js';
+import { effectiveStatus } from '../approval.js';
 import { fits, microsToDecimal, remaining, shortfall, type Micros } from '../money.js';
 import type { NoDeferral, Outcome, RefusalCode } from './outcome.js';
 import type { DecisionRequest } from './request.js';
@@ -259,22 +260,22 @@ export function decide(
         openApproval: true,
       };
     }
-    const expired = Date.parse(a.expiresAt) <= s.now.getTime();
-    if (a.status === 'denied') return refuse('approval_denied', `approval ${a.id} was denied`);
-    if ((a.status === 'pending' || a.status === 'approved') && expired) {
+    const status = effectiveStatus(a, s.now);
+    if (status === 'denied') return refuse('approval_denied', `approval ${a.id} was denied`);
+    if (status === 'expired') {
       return refuse(
         'approval_expired',
         `approval ${a.id} expired at ${a.expiresAt}`,
         'send the request again with a new effect_key_step to ask anew',
       );
     }
-    if (a.status === 'consumed' || a.requestDigest !== req.digest || a.amountMicros !== requested) {
+    if (status === 'consumed' || a.requestDigest !== req.digest || a.amountMicros !== requested) {
       return refuse(
         'approval_mismatch',
-        `approval ${a.id} does not bind this request (${a.status === 'consumed' ? 'already used' : 'different body or amount'})`,
+        `approval ${a.id} does not bind this request (${status === 'consumed' ? 'already used' : 'different body or amount'})`,
       );
     }
-    if (a.status === 'pending') {
+    if (status === 'pending') {
       return {
         kind: 'deferred',
         reason: `${why}: approval ${a.id} is still pending`,

@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/actor.js';
-import { decisionRefusal, readsAllApprovals, readsApproval } from '../../core/approval.js';
-import { SvcError } from '../../core/errors.js';
-import { approvalRecord } from '../../core/records/approval-record.js';
+import { readsAllApprovals } from '../../core/approval.js';
+import { approvalDecision, type ApprovalDecisionOps } from '../../core/approval-decision.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type {
   ApprovalDecisionInput,
   ApprovalFilter,
@@ -13,7 +13,13 @@ import type {
   KeysetPage,
 } from '../query-ports.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
-import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
+import {
+  approvalDecisionValues,
+  approvalToDecide,
+  readableApproval,
+  toApprovalRecord,
+  type ApprovalRow,
+} from '../rows/approval.js';
 import { keysetPage } from '../rows/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
@@ -44,7 +50,10 @@ export class PgApprovals implements Approvals {
     now: Date,
   ): Promise<KeysetPage<ApprovalRecord, ApprovalKey>> {
     const [after, dir] = filter.order === 'newest' ? ['<', 'DESC'] : ['>', 'ASC'];
-    // `expired` is not stored: pending and approved rows past their expiry answer as expired.
+    // In SQL for paging, the translation of two rules of core/approval.ts: who reads which
+    // approval is `readsApproval` ($2 is `readsAllApprovals`); the status filter is
+    // `effectiveStatus` (`expired` is not stored: pending and approved rows past their expiry
+    // answer as expired), which `toApprovalRecord` applies to every row read.
     const rows = await this.db.query<ApprovalRow>(
       `${SELECT} WHERE a.tenant_id = $1
          AND ($2 OR a.requester_id = $3 OR EXISTS (SELECT 1 FROM json_array_elements_text(c.approvers::json) n
@@ -79,10 +88,7 @@ export class PgApprovals implements Approvals {
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
-    const row = await one(this.db, viewer.tenantId, id);
-    return row && readsApproval(viewer, approvalFacts(row), namedApprovers(row))
-      ? toApprovalRecord(row, now)
-      : undefined;
+    return readableApproval(viewer, await one(this.db, viewer.tenantId, id), now);
   }
 
   /**
@@ -91,65 +97,44 @@ export class PgApprovals implements Approvals {
    * decided; the guarded UPDATE is the backstop.
    */
   async decide(input: ApprovalDecisionInput): Promise<DecidedApproval> {
-    const { tenantId, approvalId } = input;
-    const at = input.at.toISOString();
     try {
       return await this.db.tx(async (tx) => {
-        await lockTenant(tx, tenantId);
-        const row = await one(tx, tenantId, approvalId);
-        if (!row) throw new SvcError('not_found', 'no such approval');
-        const [deciderRow] = await tx.query<ActorRow>(
-          'SELECT * FROM actors WHERE tenant_id = $1 AND id = $2',
-          [tenantId, input.deciderId],
-        );
-        if (!deciderRow) {
-          throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`, {
-            code: 'not_an_approver',
-          });
-        }
-        const decider = toActor(deciderRow);
-        const refusal = decisionRefusal(approvalFacts(row), decider, namedApprovers(row), input.at);
-        if (refusal) throw refusal;
-        if (row.tier === null) {
-          throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
-            code: 'unknown_capability',
-          });
-        }
-        const status = input.decision === 'approve' ? 'approved' : 'denied';
-        const changed = await tx.query(
-          `UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3, channel = $4, note = $5
-           WHERE tenant_id = $6 AND id = $7 AND status = 'pending' AND expires_at > $3 RETURNING 1`,
-          [status, decider.id, at, input.channel, input.note, tenantId, approvalId],
-        );
-        if (changed.length !== 1) throw new Error('the approval changed under the tenant lock');
-        const record = approvalRecord({
-          tenantId,
-          approval: {
-            id: row.id,
-            intentId: row.intent_id,
-            taskId: row.task_id,
-            step: row.step,
-            capability: row.capability,
-            action: row.action,
-            tier: Number(row.tier),
-            requesterId: row.requester_id,
-          },
-          deciderId: decider.id,
-          decision: input.decision,
-          note: input.note,
-          channel: input.channel,
-          at,
-        });
-        const appended = await appendJournal(tx, record, at);
-        const after = (await one(tx, tenantId, approvalId))!;
-        return {
-          approval: toApprovalRecord(after, input.at),
-          receiptId: record.receiptId,
-          sequence: appended.sequence,
-        };
+        await lockTenant(tx, input.tenantId);
+        return runAsync(approvalDecision<ApprovalRecord>(input), this.decisionOpsIn(tx));
       });
     } catch (err) {
-      throw pgStoreError(err, `approval ${approvalId}`);
+      throw pgStoreError(err, `approval ${input.approvalId}`);
     }
+  }
+
+  /**
+   * The reads and writes core/approval-decision.ts asks for, in the tenant's transaction. A
+   * seam: a test wraps it to change the row, from another connection, before the guarded write.
+   */
+  protected decisionOpsIn(tx: PgTx): Async<ApprovalDecisionOps<ApprovalRecord>> {
+    return {
+      approval: async (tenantId, approvalId) => {
+        const row = await one(tx, tenantId, approvalId);
+        return row && approvalToDecide(row);
+      },
+      actor: async (tenantId, actorId) => {
+        const [row] = await tx.query<ActorRow>('SELECT * FROM actors WHERE tenant_id = $1 AND id = $2', [
+          tenantId,
+          actorId,
+        ]);
+        return row && toActor(row);
+      },
+      decide: async (w) =>
+        (
+          await tx.query(
+            `UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3, channel = $4, note = $5
+             WHERE tenant_id = $6 AND id = $7 AND status = $8 AND expires_at > $9 RETURNING 1`,
+            approvalDecisionValues(w),
+          )
+        ).length,
+      append: (record, at) => appendJournal(tx, record, at),
+      decided: async (tenantId, approvalId, now) =>
+        toApprovalRecord((await one(tx, tenantId, approvalId))!, now),
+    };
   }
 }

@@ -1,19 +1,13 @@
 import type { CardStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
-import type {
-  AccessReceipt,
-  AccessRequestRecord,
-  CardDecisionInput,
-  EntitlementRecord,
-  ManagerCardRecord,
-  ManagerCardStore,
-} from '../access-ports.js';
-import { appendAccessRecord } from './access-journal.js';
-import type { CardRow } from '../rows/access.js';
-import { cardDecisionEntry, planCardDecision } from '../rows/card-decision.js';
+import { cardDecision, type CardDecided, type CardDecisionOps } from '../../core/card-decision.js';
+import { runAsync, type Async } from '../../core/use-case.js';
+import type { CardDecisionInput, DecidedCard, ManagerCardRecord, ManagerCardStore } from '../access-ports.js';
+import { cardToDecide, type CardRow } from '../rows/access.js';
+import { cardDecisionValues, ENTITLEMENT_COLUMNS, entitlementValues } from '../rows/card-decision.js';
 import { AccessReads } from './access-reads.js';
-import { pgStoreError, type PgDb } from './database.js';
+import { appendJournal } from './journal.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { lockTenant } from './locks.js';
 
@@ -39,68 +33,63 @@ export class PgManagerCards implements ManagerCardStore {
     });
   }
 
-  async decide(input: CardDecisionInput): Promise<{
-    card: ManagerCardRecord;
-    request: AccessRequestRecord;
-    entitlement: EntitlementRecord | null;
-    receipt: AccessReceipt;
-  }> {
-    const { tenantId, cardId } = input;
-    const at = input.at.toISOString();
+  async decide(input: CardDecisionInput): Promise<CardDecided<DecidedCard>> {
     try {
       return await this.db.tx(async (tx) => {
         // Before anything is read: the first decision of a card wins on every replica.
-        await lockTenant(tx, tenantId);
-        const reads = new AccessReads(tx);
-        const decider = await reads.actor(tenantId, input.deciderId);
-        if (!decider)
-          throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`);
-        const [card] = await tx.query<CardRow>(
+        await lockTenant(tx, input.tenantId);
+        return runAsync(cardDecision<DecidedCard>(input), this.decisionOpsIn(tx));
+      });
+    } catch (err) {
+      throw pgStoreError(err, `manager card ${input.cardId}`);
+    }
+  }
+
+  /**
+   * The reads and writes core/card-decision.ts asks for, in the tenant's transaction; the
+   * card read first is the one shown once decided. A seam: a test wraps it to change the
+   * request, from another connection, before the guarded write.
+   */
+  protected decisionOpsIn(tx: PgTx): Async<CardDecisionOps<DecidedCard>> {
+    const reads = new AccessReads(tx);
+    let loaded: CardRow | undefined;
+    return {
+      actor: (tenantId, actorId) => reads.actor(tenantId, actorId),
+      card: async (tenantId, cardId) => {
+        [loaded] = await tx.query<CardRow>(
           'SELECT id, request_id, recipient_id, role, created_at FROM manager_cards WHERE tenant_id = $1 AND id = $2',
           [tenantId, cardId],
         );
-        if (!card) throw new SvcError('not_found', 'no such manager card');
-        const row = (await reads.request(tenantId, card.request_id))!;
-        const plan = planCardDecision(row, card, decider, await reads.deciders(row), input);
-        const changed = await tx.query(
-          `UPDATE access_requests SET status = $1, decision = $2, decided_by = $3, decided_at = $4,
-             granted_seconds = $5, note = $6, entitlement_id = $7
-           WHERE tenant_id = $8 AND id = $9 AND status = 'pending' RETURNING 1`,
-          [
-            plan.status,
-            input.decision,
-            decider.id,
-            at,
-            plan.seconds,
-            input.note,
-            plan.entitlementId,
-            tenantId,
-            row.id,
-          ],
-        );
-        // planCardDecision saw it pending under this same tenant lock.
-        if (changed.length !== 1) throw new Error('the access request changed under the tenant lock');
-        if (plan.entitlementId !== null) {
+        if (!loaded) return undefined;
+        const row = (await reads.request(tenantId, loaded.request_id))!;
+        return cardToDecide(loaded, row, await reads.deciders(row));
+      },
+      decide: async (w) =>
+        (
           await tx.query(
-            `INSERT INTO entitlements (tenant_id, id, actor_id, capability, access_request_id, created_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [tenantId, plan.entitlementId, row.actor_id, row.capability, row.id, at, plan.expiresAt],
-          );
-        }
-        const receipt = await appendAccessRecord(tx, cardDecisionEntry(row, card, decider, input, plan));
-        const after = (await reads.request(tenantId, row.id))!;
+            `UPDATE access_requests SET status = $1, decision = $2, decided_by = $3, decided_at = $4,
+               granted_seconds = $5, note = $6, entitlement_id = $7
+             WHERE tenant_id = $8 AND id = $9 AND status = $10 RETURNING 1`,
+            cardDecisionValues(w),
+          )
+        ).length,
+      grant: async (e) => {
+        await tx.query(
+          `INSERT INTO entitlements (${ENTITLEMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          entitlementValues(e),
+        );
+      },
+      append: (record, at) => appendJournal(tx, record, at),
+      decided: async (tenantId, _cardId, entitlementId, now) => {
+        const card = loaded!;
+        const after = (await reads.request(tenantId, card.request_id))!;
         return {
-          card: reads.cardRecord(card, after, input.at),
-          request: await reads.record(after, input.at),
+          card: reads.cardRecord(card, after, now),
+          request: await reads.record(after, now),
           entitlement:
-            plan.entitlementId === null
-              ? null
-              : (await entitlementById(tx, tenantId, plan.entitlementId, input.at))!,
-          receipt,
+            entitlementId === null ? null : (await entitlementById(tx, tenantId, entitlementId, now))!,
         };
-      });
-    } catch (err) {
-      throw pgStoreError(err, `manager card ${cardId}`);
-    }
+      },
+    };
   }
 }

@@ -8,6 +8,7 @@ import {
   type StoredAccessStatus,
 } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
+import type { CardToDecide } from '../../core/card-decision.js';
 import type { AccessRequestRecord, ManagerCardRecord } from '../access-ports.js';
 import { int, intOrNull, type DbInt } from './numbers.js';
 
@@ -73,6 +74,14 @@ export function deciderIds(r: RequestRow, requester: Actor | undefined): string[
   const owners = r.owners === null ? [] : (JSON.parse(r.owners) as string[]);
   return requester ? cardRecipients(requester, owners).map((c) => c.recipientId) : [];
 }
+
+/** The card as core/card-decision.ts judges it. */
+export const cardToDecide = (c: CardRow, r: RequestRow, deciders: string[]): CardToDecide => ({
+  card: { id: c.id, recipientId: c.recipient_id },
+  request: facts(r),
+  tier: r.tier,
+  deciders,
+});
 
 export function requestRecord(r: RequestRow, cards: CardRow[], now: Date): AccessRequestRecord {
   const f = facts(r);

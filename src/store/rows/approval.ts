@@ -1,4 +1,11 @@
-import { effectiveStatus, type ApprovalFacts, type StoredApprovalStatus } from '../../core/approval.js';
+import type { Actor } from '../../core/actor.js';
+import {
+  effectiveStatus,
+  readsApproval,
+  type ApprovalFacts,
+  type StoredApprovalStatus,
+} from '../../core/approval.js';
+import type { ApprovalDecisionWrite, ApprovalToDecide } from '../../core/approval-decision.js';
 import type { AmountSource } from '../../core/decision/request.js';
 import type { ApprovalRecord } from '../query-ports.js';
 import { micros, type DbInt } from './numbers.js';
@@ -43,6 +50,51 @@ export const approvalFacts = (r: ApprovalRow): ApprovalFacts => ({
 export const namedApprovers = (r: ApprovalRow): string[] =>
   r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
 
+/** The approval as core/approval-decision.ts judges it, with its capability as registered now. */
+export const approvalToDecide = (r: ApprovalRow): ApprovalToDecide => ({
+  ...approvalFacts(r),
+  intentId: r.intent_id,
+  taskId: r.task_id,
+  step: r.step,
+  action: r.action,
+  namedApprovers: namedApprovers(r),
+  tier: r.tier === null ? null : Number(r.tier),
+});
+
+/**
+ * The decision's values in the parameter order of both adapters' guarded UPDATE: SET status,
+ * decided_by, decided_at, channel, note; WHERE tenant_id, id, status, and expires_at after
+ * the decision's time.
+ */
+export function approvalDecisionValues(w: ApprovalDecisionWrite): unknown[] {
+  return [
+    w.status,
+    w.decidedBy,
+    w.decidedAt,
+    w.channel,
+    w.note,
+    w.tenantId,
+    w.approvalId,
+    w.expect.status,
+    w.decidedAt,
+  ];
+}
+
+/**
+ * The approval as `viewer` may read it, or undefined: one rule (core/approval.ts
+ * `readsApproval`) for both stores' `get`. Their `list` filters in SQL by the same rule.
+ */
+export function readableApproval(
+  viewer: Actor,
+  r: ApprovalRow | undefined,
+  now: Date,
+): ApprovalRecord | undefined {
+  return r && readsApproval(viewer, approvalFacts(r), namedApprovers(r))
+    ? toApprovalRecord(r, now)
+    : undefined;
+}
+
+/** The status through `effectiveStatus` only: `expired` is never stored. */
 export function toApprovalRecord(r: ApprovalRow, now: Date): ApprovalRecord {
   return {
     id: r.id,

@@ -1,12 +1,7 @@
 import type { Actor } from '../../core/actor.js';
-import {
-  decisionRefusal,
-  readsAllApprovals,
-  readsApproval,
-  type StoredApprovalStatus,
-} from '../../core/approval.js';
-import { SvcError } from '../../core/errors.js';
-import { approvalRecord } from '../../core/records/approval-record.js';
+import { readsAllApprovals } from '../../core/approval.js';
+import { approvalDecision, type ApprovalDecisionOps } from '../../core/approval-decision.js';
+import { runSync } from '../../core/use-case.js';
 import type {
   ApprovalDecisionInput,
   ApprovalFilter,
@@ -19,7 +14,13 @@ import type {
 } from '../query-ports.js';
 import { storeError, type Db } from './database.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
-import { approvalFacts, namedApprovers, toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
+import {
+  approvalDecisionValues,
+  approvalToDecide,
+  readableApproval,
+  toApprovalRecord,
+  type ApprovalRow,
+} from '../rows/approval.js';
 import { JournalWriter } from './journal.js';
 import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
@@ -46,7 +47,12 @@ interface PageParams {
   limit: number;
 }
 
-// `expired` is not stored: pending and approved rows past their expiry answer as expired.
+/**
+ * A page of the approvals `viewer` reads, in SQL for paging: the translation of two rules of
+ * core/approval.ts. Who reads which approval is `readsApproval` (`@all` is `readsAllApprovals`);
+ * the status filter is `effectiveStatus` (`expired` is not stored: pending and approved rows
+ * past their expiry answer as expired), which `toApprovalRecord` applies to every row read.
+ */
 function approvalPage(db: Db, order: 'oldest' | 'newest') {
   const [after, dir] = order === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
   return db
@@ -78,11 +84,9 @@ export class SqliteApprovals implements Approvals {
         .safeIntegers(true),
       page: { oldest: approvalPage(db, 'oldest'), newest: approvalPage(db, 'newest') },
       actor: db.prepare<[string, string], ActorRow>('SELECT * FROM actors WHERE tenant_id = ? AND id = ?'),
-      decide: db.prepare<
-        [StoredApprovalStatus, string, string, string, string | null, string, string, string]
-      >(
+      decide: db.prepare(
         `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, channel = ?, note = ?
-         WHERE tenant_id = ? AND id = ? AND status = 'pending' AND expires_at > ?`,
+         WHERE tenant_id = ? AND id = ? AND status = ? AND expires_at > ?`,
       ),
     };
   }
@@ -114,75 +118,38 @@ export class SqliteApprovals implements Approvals {
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
-    const row = this.q.one.get(viewer.tenantId, id);
-    return row && readsApproval(viewer, approvalFacts(row), namedApprovers(row))
-      ? toApprovalRecord(row, now)
-      : undefined;
+    return readableApproval(viewer, this.q.one.get(viewer.tenantId, id), now);
   }
 
   async decide(input: ApprovalDecisionInput): Promise<DecidedApproval> {
-    const { tenantId, approvalId } = input;
-    const at = input.at.toISOString();
-    const tx = this.db.transaction((): DecidedApproval => {
-      const row = this.q.one.get(tenantId, approvalId);
-      if (!row) throw new SvcError('not_found', 'no such approval');
-      const deciderRow = this.q.actor.get(tenantId, input.deciderId);
-      if (!deciderRow) {
-        throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`, {
-          code: 'not_an_approver',
-        });
-      }
-      const decider = toActor(deciderRow);
-      const refusal = decisionRefusal(approvalFacts(row), decider, namedApprovers(row), input.at);
-      if (refusal) throw refusal;
-      if (row.tier === null) {
-        throw new SvcError('conflict', `capability ${row.capability} is no longer registered`, {
-          code: 'unknown_capability',
-        });
-      }
-      const status = input.decision === 'approve' ? 'approved' : 'denied';
-      const changed = this.q.decide.run(
-        status,
-        decider.id,
-        at,
-        input.channel,
-        input.note,
-        tenantId,
-        approvalId,
-        at,
-      ).changes;
-      // decisionRefusal saw it pending and unexpired under this same write lock.
-      if (changed !== 1) throw new Error('the approval changed under the write lock');
-      const record = approvalRecord({
-        tenantId,
-        approval: {
-          id: row.id,
-          intentId: row.intent_id,
-          taskId: row.task_id,
-          step: row.step,
-          capability: row.capability,
-          action: row.action,
-          tier: Number(row.tier),
-          requesterId: row.requester_id,
-        },
-        deciderId: decider.id,
-        decision: input.decision,
-        note: input.note,
-        channel: input.channel,
-        at,
-      });
-      const appended = this.journal.append(record, at);
-      const after = this.q.one.get(tenantId, approvalId)!;
-      return {
-        approval: toApprovalRecord(after, input.at),
-        receiptId: record.receiptId,
-        sequence: appended.sequence,
-      };
-    });
     try {
-      return await writeTransaction(this.db, tx);
+      return await writeTransaction(
+        this.db,
+        this.db.transaction(() => runSync(approvalDecision<ApprovalRecord>(input), this.decisionOps())),
+      );
     } catch (err) {
-      throw storeError(err, `approval ${approvalId}`);
+      throw storeError(err, `approval ${input.approvalId}`);
     }
+  }
+
+  /**
+   * The reads and writes core/approval-decision.ts asks for, answered at once inside the
+   * write transaction. A seam: a test wraps it to change the row before the guarded write.
+   */
+  protected decisionOps(): ApprovalDecisionOps<ApprovalRecord> {
+    const q = this.q;
+    return {
+      approval: (tenantId, approvalId) => {
+        const row = q.one.get(tenantId, approvalId);
+        return row && approvalToDecide(row);
+      },
+      actor: (tenantId, actorId) => {
+        const row = q.actor.get(tenantId, actorId);
+        return row && toActor(row);
+      },
+      decide: (w) => q.decide.run(...approvalDecisionValues(w)).changes,
+      append: (record, at) => this.journal.append(record, at),
+      decided: (tenantId, approvalId, now) => toApprovalRecord(q.one.get(tenantId, approvalId)!, now),
+    };
   }
 }

@@ -1,17 +1,10 @@
 import type { CardStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
-import type {
-  AccessReceipt,
-  AccessRequestRecord,
-  CardDecisionInput,
-  EntitlementRecord,
-  ManagerCardRecord,
-  ManagerCardStore,
-} from '../access-ports.js';
-import { appendAccessRecord } from './access-journal.js';
-import type { CardRow } from '../rows/access.js';
-import { cardDecisionEntry, planCardDecision } from '../rows/card-decision.js';
+import { cardDecision, type CardDecided, type CardDecisionOps } from '../../core/card-decision.js';
+import { runSync } from '../../core/use-case.js';
+import type { CardDecisionInput, DecidedCard, ManagerCardRecord, ManagerCardStore } from '../access-ports.js';
+import { cardToDecide, type CardRow } from '../rows/access.js';
+import { cardDecisionValues, ENTITLEMENT_COLUMNS, entitlementValues } from '../rows/card-decision.js';
 import { AccessReads } from './access-reads.js';
 import { storeError, type Db } from './database.js';
 import { entitlementById } from './entitlements.js';
@@ -38,11 +31,10 @@ export class SqliteManagerCards implements ManagerCardStore {
       ),
       decide: db.prepare(
         `UPDATE access_requests SET status = ?, decision = ?, decided_by = ?, decided_at = ?, granted_seconds = ?,
-           note = ?, entitlement_id = ? WHERE tenant_id = ? AND id = ? AND status = 'pending'`,
+           note = ?, entitlement_id = ? WHERE tenant_id = ? AND id = ? AND status = ?`,
       ),
       insertEntitlement: db.prepare(
-        `INSERT INTO entitlements (tenant_id, id, actor_id, capability, access_request_id, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO entitlements (${ENTITLEMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
   }
@@ -57,62 +49,44 @@ export class SqliteManagerCards implements ManagerCardStore {
     return out;
   }
 
-  async decide(input: CardDecisionInput): Promise<{
-    card: ManagerCardRecord;
-    request: AccessRequestRecord;
-    entitlement: EntitlementRecord | null;
-    receipt: AccessReceipt;
-  }> {
-    const { tenantId, cardId } = input;
-    const at = input.at.toISOString();
-    const tx = this.db.transaction(() => {
-      const decider = this.reads.actor(tenantId, input.deciderId);
-      if (!decider)
-        throw new SvcError('forbidden', `${input.deciderId} is not a registered actor of this tenant`);
-      const card = this.q.card.get(tenantId, cardId);
-      if (!card) throw new SvcError('not_found', 'no such manager card');
-      const row = this.reads.request(tenantId, card.request_id)!;
-      const plan = planCardDecision(row, card, decider, this.reads.deciders(row), input);
-      const changed = this.q.decide.run(
-        plan.status,
-        input.decision,
-        decider.id,
-        at,
-        plan.seconds,
-        input.note,
-        plan.entitlementId,
-        tenantId,
-        row.id,
-      ).changes;
-      // planCardDecision saw it pending under this same write lock.
-      if (changed !== 1) throw new Error('the access request changed under the write lock');
-      if (plan.entitlementId !== null) {
-        this.q.insertEntitlement.run(
-          tenantId,
-          plan.entitlementId,
-          row.actor_id,
-          row.capability,
-          row.id,
-          at,
-          plan.expiresAt,
-        );
-      }
-      const receipt = appendAccessRecord(this.journal, cardDecisionEntry(row, card, decider, input, plan));
-      const after = this.reads.request(tenantId, row.id)!;
-      return {
-        card: this.reads.cardRecord(card, after, input.at),
-        request: this.reads.record(after, input.at),
-        entitlement:
-          plan.entitlementId === null
-            ? null
-            : entitlementById(this.db, tenantId, plan.entitlementId, input.at)!,
-        receipt,
-      };
-    });
+  async decide(input: CardDecisionInput): Promise<CardDecided<DecidedCard>> {
     try {
-      return await writeTransaction(this.db, tx);
+      return await writeTransaction(
+        this.db,
+        this.db.transaction(() => runSync(cardDecision<DecidedCard>(input), this.decisionOps())),
+      );
     } catch (err) {
-      throw storeError(err, `manager card ${cardId}`);
+      throw storeError(err, `manager card ${input.cardId}`);
     }
+  }
+
+  /**
+   * The reads and writes core/card-decision.ts asks for, answered at once inside the write
+   * transaction. A seam: a test wraps it to change the request before the guarded write.
+   */
+  protected decisionOps(): CardDecisionOps<DecidedCard> {
+    const { q, reads } = this;
+    return {
+      actor: (tenantId, actorId) => reads.actor(tenantId, actorId),
+      card: (tenantId, cardId) => {
+        const card = q.card.get(tenantId, cardId);
+        if (!card) return undefined;
+        const row = reads.request(tenantId, card.request_id)!;
+        return cardToDecide(card, row, reads.deciders(row));
+      },
+      decide: (w) => q.decide.run(...cardDecisionValues(w)).changes,
+      grant: (e) => void q.insertEntitlement.run(...entitlementValues(e)),
+      append: (record, at) => this.journal.append(record, at),
+      decided: (tenantId, cardId, entitlementId, now) => {
+        const card = q.card.get(tenantId, cardId)!;
+        const after = reads.request(tenantId, card.request_id)!;
+        return {
+          card: reads.cardRecord(card, after, now),
+          request: reads.record(after, now),
+          entitlement:
+            entitlementId === null ? null : entitlementById(this.db, tenantId, entitlementId, now)!,
+        };
+      },
+    };
   }
 }
