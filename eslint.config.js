@@ -104,7 +104,6 @@ export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/constraints.ts':
     'constraints install: every named capability and actor is registered',
   'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
-  'src/store/{sqlite,postgres}/keys.ts': 'key rotation: the tenant has an active key',
   'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
   'src/store/{sqlite,postgres}/receipts.ts':
