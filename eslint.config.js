@@ -101,8 +101,6 @@ export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
   'src/store/{sqlite,postgres}/approvals.ts':
     'approval decision: who may read it, "capability no longer registered", already decided',
-  'src/store/{sqlite,postgres}/constraints.ts':
-    'constraints install: every named capability and actor is registered',
   'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
   'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
