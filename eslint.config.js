@@ -96,12 +96,9 @@ export const storeFailureFiles = [
 // them (issue 24, item 1). Each entry names the use case that must move to core; remove the
 // entry when it has (test/unit/lint/store-errors.test.ts fails on an entry that no longer offends).
 export const useCasesInAdapters = {
-  'src/store/{sqlite,postgres}/access-requests.ts':
-    'access-request decision: who may decide, unknown request',
   'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
   'src/store/{sqlite,postgres}/approvals.ts':
     'approval decision: who may read it, "capability no longer registered", already decided',
-  'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
   'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
   'src/store/{sqlite,postgres}/receipts.ts':

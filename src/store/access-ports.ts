@@ -6,7 +6,9 @@ import type {
   CardStatus,
   EntitlementStatus,
 } from '../core/access.js';
+import type { NewAccessRequest } from '../core/access-request.js';
 import type { ChannelConfig, ChannelKind } from '../core/channel.js';
+import type { AccessReceipt } from '../core/records/access-record.js';
 import type { Keyset, KeysetPage } from './query-ports.js';
 
 /**
@@ -76,20 +78,7 @@ export interface EntitlementRecord {
   revokedBy: string | null;
 }
 
-/** The journal record a step sealed. */
-export interface AccessReceipt {
-  receiptId: string;
-  sequence: number;
-}
-
-export interface NewAccessRequest {
-  tenantId: string;
-  actorId: string;
-  capability: string;
-  reason: string;
-  durationSeconds: number;
-  at: Date;
-}
+export type { AccessReceipt, NewAccessRequest };
 
 export interface CardDecisionInput {
   tenantId: string;
