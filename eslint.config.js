@@ -96,13 +96,7 @@ export const storeFailureFiles = [
 // them (issue 24, item 1). Each entry names the use case that must move to core; remove the
 // entry when it has (test/unit/lint/store-errors.test.ts fails on an entry that no longer offends).
 export const useCasesInAdapters = {
-  'src/store/{sqlite,postgres}/access-requests.ts':
-    'access-request decision: who may decide, unknown request',
   'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
-  'src/store/{sqlite,postgres}/constraints.ts':
-    'constraints install: every named capability and actor is registered',
-  'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
-  'src/store/{sqlite,postgres}/keys.ts': 'key rotation: the tenant has an active key',
   'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
   'src/store/{sqlite,postgres}/receipts.ts':
     'receipts of a task: an unknown task is an error, not an empty page',

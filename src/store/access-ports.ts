@@ -6,8 +6,10 @@ import type {
   CardStatus,
   EntitlementStatus,
 } from '../core/access.js';
+import type { NewAccessRequest } from '../core/access-request.js';
 import type { CardDecisionInput } from '../core/card-decision.js';
 import type { ChannelConfig, ChannelKind } from '../core/channel.js';
+import type { AccessReceipt } from '../core/records/access-record.js';
 import type { Keyset, KeysetPage } from './query-ports.js';
 
 /**
@@ -77,20 +79,7 @@ export interface EntitlementRecord {
   revokedBy: string | null;
 }
 
-/** The journal record a step sealed. */
-export interface AccessReceipt {
-  receiptId: string;
-  sequence: number;
-}
-
-export interface NewAccessRequest {
-  tenantId: string;
-  actorId: string;
-  capability: string;
-  reason: string;
-  durationSeconds: number;
-  at: Date;
-}
+export type { AccessReceipt, NewAccessRequest };
 
 /** The decision's input is the use case's (core/card-decision.ts). */
 export type { CardDecisionInput };

@@ -1,4 +1,5 @@
 import type { Actor } from '../core/actor.js';
+import type { NewSigningKey, SigningKeyRecord } from '../core/signing-key.js';
 import type { AccessPorts } from './access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from './console-ports.js';
 import type { QueryPorts } from './query-ports.js';
@@ -31,20 +32,11 @@ export interface TokenRecord {
 
 export type TokenSummary = Omit<TokenRecord, 'secretHash'>;
 
-export interface SigningKeyRecord {
-  tenantId: string;
-  keyId: string;
-  /** base64 of the 32 raw Ed25519 public key bytes */
-  publicKey: string;
-  algorithm: 'ed25519';
-  status: 'active' | 'retired';
-  createdAt: string;
-  retiredAt: string | null;
-}
+export type { NewSigningKey, SigningKeyRecord };
 
 export interface NewTenant {
   tenant: Tenant;
-  signingKey: Omit<SigningKeyRecord, 'status' | 'retiredAt'>;
+  signingKey: NewSigningKey;
   admin?: Actor;
   adminToken?: TokenRecord;
 }
@@ -84,7 +76,7 @@ export interface SigningKeyRepo {
   active(tenantId: string): Promise<SigningKeyRecord | undefined>;
   list(tenantId: string): Promise<SigningKeyRecord[]>;
   /** Retire the active key and make `next` active, in one transaction. */
-  rotate(next: Omit<SigningKeyRecord, 'status' | 'retiredAt'>): Promise<SigningKeyRecord>;
+  rotate(next: NewSigningKey): Promise<SigningKeyRecord>;
 }
 
 /**

@@ -13,6 +13,12 @@ const ACTION: Record<AccessStep, string> = {
   entitlement_revoked: 'revoke',
 };
 
+/** The journal record a step sealed. */
+export interface AccessReceipt {
+  receiptId: string;
+  sequence: number;
+}
+
 export interface AccessJournalInput {
   tenantId: string;
   step: AccessStep;

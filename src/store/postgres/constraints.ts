@@ -1,16 +1,20 @@
 import type { Actor } from '../../core/actor.js';
 import type { ExecutionPlan } from '../../core/constraints.js';
-import { SvcError } from '../../core/errors.js';
+import {
+  constraintsInstallation,
+  type ConstraintsInstallationOps,
+  type RegisteredNames,
+} from '../../core/constraints-installation.js';
 import { readsFullLedger, readsTask } from '../../core/readers.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type { AdmissionLedger, ConstraintProfile, ExecutionConstraints } from '../query-ports.js';
 import {
-  checkInstallable,
-  checkRootUnused,
   constraintProfile,
   fullLedger,
-  notFound,
+  toRootPlanState,
   type AdmissionRow,
   type RootRow,
+  type RootStateRow,
 } from '../rows/constraints.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
@@ -21,6 +25,44 @@ type Query = PgDb | PgTx;
 
 const ROOT = `SELECT id, sponsor_id, constraints, constraints_installed_at, constraints_installed_by
   FROM tasks WHERE tenant_id = $1 AND id = $2`;
+
+/** What core/constraints-installation.ts asks for, on the caller's transaction. */
+export function constraintsInstallationOpsIn(tx: PgTx): Async<ConstraintsInstallationOps> {
+  return {
+    task: async (tenantId, id) => {
+      const [row] = await tx.query<PgTaskSummaryRow>(TASK_SUMMARY_ONE, [tenantId, id]);
+      return row && toTaskSummary(row);
+    },
+    rootState: async (tenantId, rootId) => {
+      const [row] = await tx.query<RootStateRow>(
+        `SELECT constraints, constraints_installed_at, constraints_installed_by,
+           EXISTS (SELECT 1 FROM admissions a WHERE a.tenant_id = t.tenant_id AND a.root_id = t.id) AS used
+         FROM tasks t WHERE t.tenant_id = $1 AND t.id = $2`,
+        [tenantId, rootId],
+      );
+      return toRootPlanState(row!);
+    },
+    // one round trip for every name the plan binds
+    registered: async (tenantId, capabilities, actors) => {
+      const [row] = await tx.query<RegisteredNames>(
+        `SELECT ARRAY(SELECT name FROM capabilities WHERE tenant_id = $1 AND name = ANY($2::text[])) AS capabilities,
+           ARRAY(SELECT id FROM actors WHERE tenant_id = $1 AND id = ANY($3::text[])) AS actors`,
+        [tenantId, capabilities, actors],
+      );
+      return row!;
+    },
+    installPlan: async (tenantId, taskId, plan, at, by) =>
+      (
+        await tx.query(
+          `UPDATE tasks SET constraints = $1, constraints_installed_at = $2, constraints_installed_by = $3,
+             status = 'active'
+           WHERE tenant_id = $4 AND id = $5 AND constraints IS NULL AND status = 'draft' AND parent_id IS NULL
+           RETURNING 1`,
+          [plan, at, by, tenantId, taskId],
+        )
+      ).length,
+  };
+}
 
 export class PgConstraints implements ExecutionConstraints {
   constructor(private readonly db: PgDb) {}
@@ -43,52 +85,15 @@ export class PgConstraints implements ExecutionConstraints {
       return await this.db.tx(async (tx) => {
         // Admissions are written under this lock by every replica: "no admissions yet" stays true.
         await lockTenant(tx, tenant);
-        const [row] = await tx.query<PgTaskSummaryRow>(TASK_SUMMARY_ONE, [tenant, taskId]);
-        const task = row && toTaskSummary(row);
-        if (!task || !readsTask(installer, task)) throw notFound();
-        checkInstallable(installer, task);
-        const [root] = await tx.query<RootRow>(ROOT, [tenant, task.id]);
-        const used = await tx.query(
-          'SELECT 1 FROM admissions WHERE tenant_id = $1 AND root_id = $2 LIMIT 1',
-          [tenant, task.id],
+        await runAsync(
+          constraintsInstallation(installer, taskId, plan, at),
+          constraintsInstallationOpsIn(tx),
         );
-        checkRootUnused(task, root!, used.length > 0);
-        await checkNames(tx, tenant, plan);
-        const done = await tx.query(
-          `UPDATE tasks SET constraints = $1, constraints_installed_at = $2, constraints_installed_by = $3,
-             status = 'active'
-           WHERE tenant_id = $4 AND id = $5 AND constraints IS NULL AND status = 'draft' AND parent_id IS NULL
-           RETURNING 1`,
-          [JSON.stringify(plan), at.toISOString(), installer.id, tenant, task.id],
-        );
-        // Every condition of the UPDATE was checked above under the same lock.
-        if (done.length !== 1)
-          throw new Error('the execution plan was not installed after its checks passed');
-        const [installed] = await tx.query<RootRow>(ROOT, [tenant, task.id]);
+        const [installed] = await tx.query<RootRow>(ROOT, [tenant, taskId]);
         return describe(tx, installer, taskId, installed!);
       });
     } catch (err) {
       throw pgStoreError(err, `execution constraints of task ${taskId}`);
-    }
-  }
-}
-
-/** A plan that names an unknown capability or actor is a typo, not a bound. */
-async function checkNames(tx: PgTx, tenant: string, plan: ExecutionPlan): Promise<void> {
-  for (const [field, names, table, column] of [
-    ['capabilities', plan.capabilities, 'capabilities', 'name'],
-    ['actors', plan.actors, 'actors', 'id'],
-  ] as const) {
-    for (const [i, name] of (names ?? []).entries()) {
-      const found = await tx.query(`SELECT 1 FROM ${table} WHERE tenant_id = $1 AND ${column} = $2`, [
-        tenant,
-        name,
-      ]);
-      if (found.length === 0) {
-        throw new SvcError('invalid_request', `${field}.${i}: ${name} is not registered in this tenant`, {
-          field: `${field}.${i}`,
-        });
-      }
     }
   }
 }

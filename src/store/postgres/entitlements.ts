@@ -1,30 +1,21 @@
-import {
-  entitlementRevokeRefusal,
-  readsAllAccess,
-  readsEntitlement,
-  type EntitlementStatus,
-} from '../../core/access.js';
+import { readsAllAccess, readsEntitlement, type EntitlementStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
+import { entitlementRevocation, type EntitlementRevocationOps } from '../../core/entitlement-revocation.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type { AccessReceipt, EntitlementKey, EntitlementRecord, EntitlementStore } from '../access-ports.js';
 import {
+  ENTITLEMENT_SELECT as SELECT,
   entitlementFacts,
   overseers,
-  revocationEntry,
   toEntitlementRecord,
+  toStoredEntitlement,
   type EntitlementRow,
 } from '../rows/entitlement.js';
 import type { Keyset, KeysetPage } from '../query-ports.js';
 import { keysetPage } from '../rows/keyset.js';
-import { appendAccessRecord } from './access-journal.js';
+import { accessWritesIn } from './access-writes.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
-
-const SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier
-  FROM entitlements e
-  LEFT JOIN access_requests r ON r.tenant_id = e.tenant_id AND r.id = e.access_request_id
-  LEFT JOIN actors a ON a.tenant_id = e.tenant_id AND a.id = e.actor_id
-  LEFT JOIN capabilities c ON c.tenant_id = e.tenant_id AND c.name = e.capability`;
 
 async function row(
   q: Pick<PgTx, 'query'>,
@@ -44,6 +35,17 @@ export async function entitlementById(
 ): Promise<EntitlementRecord | undefined> {
   const r = await row(q, tenantId, id);
   return r && toEntitlementRecord(r, now);
+}
+
+/** What core/entitlement-revocation.ts asks for, on the caller's transaction. */
+export function entitlementRevocationOpsIn(tx: PgTx): Async<EntitlementRevocationOps> {
+  return {
+    ...accessWritesIn(tx),
+    entitlement: async (tenantId, id) => {
+      const r = await row(tx, tenantId, id);
+      return r && toStoredEntitlement(r);
+    },
+  };
 }
 
 export class PgEntitlements implements EntitlementStore {
@@ -99,27 +101,13 @@ export class PgEntitlements implements EntitlementStore {
     note: string | null,
     at: Date,
   ): Promise<{ entitlement: EntitlementRecord; receipt: AccessReceipt }> {
-    const when = at.toISOString();
     try {
       return await this.db.tx(async (tx) => {
         await lockTenant(tx, viewer.tenantId);
-        const r = await row(tx, viewer.tenantId, id);
-        if (!r) throw new SvcError('not_found', 'no such entitlement');
-        const refusal = entitlementRevokeRefusal(entitlementFacts(r), viewer, overseers(r), at);
-        if (refusal) throw refusal;
-        await tx.query(
-          `UPDATE entitlements SET revoked_at = $1, revoked_by = $2
-           WHERE tenant_id = $3 AND id = $4 AND revoked_at IS NULL`,
-          [when, viewer.id, viewer.tenantId, id],
+        const receipt = await runAsync(
+          entitlementRevocation(viewer, id, note, at),
+          entitlementRevocationOpsIn(tx),
         );
-        if (r.access_request_id !== null) {
-          await tx.query(
-            `UPDATE access_requests SET status = 'revoked', revoked_by = $1, revoked_at = $2
-             WHERE tenant_id = $3 AND id = $4 AND status = 'approved'`,
-            [viewer.id, when, viewer.tenantId, r.access_request_id],
-          );
-        }
-        const receipt = await appendAccessRecord(tx, revocationEntry(r, viewer, when, note));
         return { entitlement: (await entitlementById(tx, viewer.tenantId, id, at))!, receipt };
       });
     } catch (err) {

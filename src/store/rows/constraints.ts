@@ -1,7 +1,6 @@
-import type { Actor } from '../../core/actor.js';
 import type { ExecutionPlan } from '../../core/constraints.js';
-import { SvcError } from '../../core/errors.js';
-import type { AdmissionLedger, ConstraintProfile, TaskSummary } from '../query-ports.js';
+import type { RootPlanState } from '../../core/constraints-installation.js';
+import type { AdmissionLedger, ConstraintProfile } from '../query-ports.js';
 import { micros, type DbInt } from './numbers.js';
 
 /** The root task's constraint columns. */
@@ -25,55 +24,18 @@ export interface AdmissionRow {
   created_at: string;
 }
 
-export const notFound = (): SvcError => new SvcError('not_found', 'no such task');
-
-/** Refuses installing a plan unless by the human sponsor, on an unused draft root with none yet. */
-export function checkInstallable(installer: Actor, task: TaskSummary): void {
-  if (task.sponsorId !== installer.id || installer.kind !== 'human') {
-    throw new SvcError(
-      'forbidden',
-      `only the registered human sponsor of task ${task.id} (${task.sponsorId}) installs its execution constraints`,
-      { code: 'not_sponsor', remedy: `ask ${task.sponsorId} to install the plan` },
-    );
-  }
-  if (task.parentId !== null) {
-    throw new SvcError(
-      'conflict',
-      `task ${task.id} is not a root; execution constraints are set on its root`,
-      {
-        code: 'not_root',
-        remedy: `install the plan on the root task ${task.rootId}`,
-      },
-    );
-  }
+/** The root's plan columns and whether its tree has admissions, as both drivers return them. */
+export interface RootStateRow extends Omit<RootRow, 'id' | 'sponsor_id'> {
+  /** EXISTS: 0 or 1 from SQLite, a boolean from PostgreSQL */
+  used: number | boolean;
 }
 
-/** The refusals that depend on the root's row and its admissions, in the order they are judged. */
-export function checkRootUnused(task: TaskSummary, root: RootRow, used: boolean): void {
-  if (root.constraints !== null) {
-    throw new SvcError(
-      'conflict',
-      `the execution constraints of task ${task.id} were installed at ${root.constraints_installed_at} by ${root.constraints_installed_by} and can never be changed`,
-      { code: 'constraints_installed', remedy: 'start a new root task with its own plan' },
-    );
-  }
-  if (task.status !== 'draft') {
-    throw new SvcError('conflict', `task ${task.id} is ${task.status}; plans are installed on draft tasks`, {
-      code: 'task_not_draft',
-      remedy: 'start a new root task with its own plan',
-    });
-  }
-  if (used) {
-    throw new SvcError(
-      'conflict',
-      `task ${task.id} already has admissions; plans are installed on unused tasks`,
-      {
-        code: 'task_used',
-        remedy: 'start a new root task with its own plan',
-      },
-    );
-  }
-}
+export const toRootPlanState = (r: RootStateRow): RootPlanState => ({
+  installed: r.constraints !== null,
+  installedAt: r.constraints_installed_at,
+  installedBy: r.constraints_installed_by,
+  used: r.used === true || r.used === 1,
+});
 
 export function fullLedger(rows: AdmissionRow[]): AdmissionLedger {
   const admissions = rows.map((r) => ({

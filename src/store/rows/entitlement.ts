@@ -1,6 +1,5 @@
 import { entitlementStatus, type EntitlementFacts } from '../../core/access.js';
-import type { Actor } from '../../core/actor.js';
-import type { AccessJournalInput } from '../../core/records/access-record.js';
+import type { StoredEntitlement } from '../../core/entitlement-revocation.js';
 import type { EntitlementRecord } from '../access-ports.js';
 import type { DbInt } from './numbers.js';
 
@@ -22,6 +21,13 @@ export interface EntitlementRow {
   owners: string | null;
   tier: DbInt | null;
 }
+
+/** The joined read of an `EntitlementRow`, the same in both dialects; each adapter adds its WHERE. */
+export const ENTITLEMENT_SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier
+  FROM entitlements e
+  LEFT JOIN access_requests r ON r.tenant_id = e.tenant_id AND r.id = e.access_request_id
+  LEFT JOIN actors a ON a.tenant_id = e.tenant_id AND a.id = e.actor_id
+  LEFT JOIN capabilities c ON c.tenant_id = e.tenant_id AND c.name = e.capability`;
 
 export const entitlementFacts = (r: EntitlementRow): EntitlementFacts => ({
   id: r.id,
@@ -53,25 +59,10 @@ export function toEntitlementRecord(r: EntitlementRow, now: Date): EntitlementRe
   };
 }
 
-/** The journal entry of revoking the entitlement `r` (and its approved request, if any). */
-export const revocationEntry = (
-  r: EntitlementRow,
-  viewer: Actor,
-  when: string,
-  note: string | null,
-): AccessJournalInput => ({
-  tenantId: viewer.tenantId,
-  step: 'entitlement_revoked',
-  actorId: viewer.id,
-  subjectId: r.access_request_id ?? r.id,
-  capability: r.capability,
-  tier: r.tier === null ? 0 : Number(r.tier),
-  at: when,
-  fields: {
-    entitlement_id: r.id,
-    access_request_id: r.access_request_id,
-    holder_id: r.actor_id,
-    expires_at: r.expires_at,
-    note,
-  },
+/** An entitlement as its revocation is judged. */
+export const toStoredEntitlement = (r: EntitlementRow): StoredEntitlement => ({
+  ...entitlementFacts(r),
+  accessRequestId: r.access_request_id,
+  tier: r.tier === null ? null : Number(r.tier),
+  overseers: overseers(r),
 });

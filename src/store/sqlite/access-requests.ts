@@ -1,64 +1,79 @@
-import { accessRevokeRefusal, cardRecipients, readsAccessRequest } from '../../core/access.js';
+import { readsAccessRequest } from '../../core/access.js';
+import { accessRequest, requestWithdrawal, type AccessRequestOps } from '../../core/access-request.js';
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
+import { runSync } from '../../core/use-case.js';
 import type {
   AccessReceipt,
   AccessRequestRecord,
   AccessRequestStore,
   NewAccessRequest,
 } from '../access-ports.js';
-import { appendAccessRecord } from './access-journal.js';
 import { facts } from '../rows/access.js';
-import {
-  checkDeciders,
-  checkNotHeldOrPending,
-  checkRequestable,
-  requestedEntry,
-  requestRevokedEntry,
-  type RequestableRow,
-} from '../rows/access-request.js';
+import { toRequestable, toStoredRequest, type RequestableRow } from '../rows/access-request.js';
 import { AccessReads } from './access-reads.js';
+import { accessWrites } from './access-writes.js';
 import { storeError, type Db } from './database.js';
-import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
 
 // The same test the decision applies at step 6: a standing permission, or a live entitlement.
-const HOLDS = `SELECT 1 FROM permissions WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
-  UNION ALL SELECT 1 FROM entitlements WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
-    AND revoked_at IS NULL AND expires_at > @now`;
+const HOLDS = `SELECT EXISTS (
+    SELECT 1 FROM permissions WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
+    UNION ALL SELECT 1 FROM entitlements WHERE tenant_id = @tenant AND actor_id = @actor AND capability = @capability
+      AND revoked_at IS NULL AND expires_at > @now)`;
 
+/** What core/access-request.ts asks for, answered at once on the caller's transaction. */
+export function accessRequestOps(db: Db, reads = new AccessReads(db)): AccessRequestOps {
+  const q = {
+    capability: db.prepare<[string, string], RequestableRow>(
+      'SELECT requestable, owners, tier FROM capabilities WHERE tenant_id = ? AND name = ?',
+    ),
+    holds: db
+      .prepare<[{ tenant: string; actor: string; capability: string; now: string }], number>(HOLDS)
+      .pluck(),
+    pending: db
+      .prepare<[string, string, string], string>(
+        `SELECT id FROM access_requests WHERE tenant_id = ? AND actor_id = ? AND capability = ? AND status = 'pending'`,
+      )
+      .pluck(),
+    insertRequest: db.prepare(
+      `INSERT INTO access_requests (tenant_id, id, actor_id, capability, reason, duration_seconds, status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
+    ),
+    insertCard: db.prepare(
+      `INSERT INTO manager_cards (tenant_id, id, request_id, recipient_id, role, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+  };
+  return {
+    ...accessWrites(db),
+    actor: (tenantId, id) => reads.actor(tenantId, id),
+    requestable: (tenantId, capability) => {
+      const row = q.capability.get(tenantId, capability);
+      return row && toRequestable(row);
+    },
+    standing: (tenant, actor, capability, now) => ({
+      held: q.holds.get({ tenant, actor, capability, now }) === 1,
+      pendingId: q.pending.get(tenant, actor, capability),
+    }),
+    humans: (tenantId, ids) => ids.filter((id) => reads.actor(tenantId, id)?.kind === 'human'),
+    openRequest: (r) => {
+      q.insertRequest.run(r.tenantId, r.id, r.actorId, r.capability, r.reason, r.durationSeconds, r.at);
+      for (const c of r.cards) q.insertCard.run(r.tenantId, c.id, r.id, c.recipientId, c.role, r.at);
+    },
+    request: (tenantId, id) => {
+      const row = reads.request(tenantId, id);
+      return row && toStoredRequest(row, reads.deciders(row));
+    },
+  };
+}
+
+/** Access requests on SQLite: the use cases of core/access-request.ts in one write transaction each. */
 export class SqliteAccessRequests implements AccessRequestStore {
-  private readonly journal: JournalWriter;
   private readonly reads: AccessReads;
-  private readonly q;
+  private readonly ops: AccessRequestOps;
 
   constructor(private readonly db: Db) {
-    this.journal = new JournalWriter(db);
     this.reads = new AccessReads(db);
-    this.q = {
-      capability: db.prepare<[string, string], RequestableRow>(
-        'SELECT requestable, owners, tier FROM capabilities WHERE tenant_id = ? AND name = ?',
-      ),
-      holds: db.prepare<[{ tenant: string; actor: string; capability: string; now: string }], unknown>(HOLDS),
-      pending: db.prepare<[string, string, string], { id: string }>(
-        `SELECT id FROM access_requests WHERE tenant_id = ? AND actor_id = ? AND capability = ? AND status = 'pending'`,
-      ),
-      insertRequest: db.prepare(
-        `INSERT INTO access_requests (tenant_id, id, actor_id, capability, reason, duration_seconds, status, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
-      ),
-      insertCard: db.prepare(
-        `INSERT INTO manager_cards (tenant_id, id, request_id, recipient_id, role, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      ),
-      revokeRequest: db.prepare(
-        `UPDATE access_requests SET status = 'revoked', revoked_by = ?, revoked_at = ?
-         WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'approved')`,
-      ),
-      revokeEntitlement: db.prepare(
-        `UPDATE entitlements SET revoked_at = ?, revoked_by = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL`,
-      ),
-    };
+    this.ops = accessRequestOps(db, this.reads);
   }
 
   private async run<T>(what: string, fn: () => T): Promise<T> {
@@ -70,28 +85,9 @@ export class SqliteAccessRequests implements AccessRequestStore {
   }
 
   async request(input: NewAccessRequest): Promise<{ request: AccessRequestRecord; receipt: AccessReceipt }> {
-    const { tenantId, actorId, capability } = input;
-    const at = input.at.toISOString();
-    return this.run(`access request for ${capability}`, () => {
-      const requester = this.reads.actor(tenantId, actorId);
-      if (!requester) throw new SvcError('forbidden', `${actorId} is not a registered actor of this tenant`);
-      const cap = checkRequestable(capability, this.q.capability.get(tenantId, capability));
-      checkNotHeldOrPending(
-        capability,
-        this.q.holds.get({ tenant: tenantId, actor: actorId, capability, now: at }) !== undefined,
-        this.q.pending.get(tenantId, actorId, capability),
-      );
-      const recipients = cardRecipients(requester, JSON.parse(cap.owners) as string[]).filter(
-        (r) => this.reads.actor(tenantId, r.recipientId)?.kind === 'human',
-      );
-      checkDeciders(capability, recipients);
-      const id = newId('acr');
-      this.q.insertRequest.run(tenantId, id, actorId, capability, input.reason, input.durationSeconds, at);
-      for (const r of recipients) {
-        this.q.insertCard.run(tenantId, newId('card'), id, r.recipientId, r.role, at);
-      }
-      const receipt = appendAccessRecord(this.journal, requestedEntry(input, id, cap, recipients));
-      return { request: this.reads.record(this.reads.request(tenantId, id)!, input.at), receipt };
+    return this.run(`access request for ${input.capability}`, () => {
+      const { id, receipt } = runSync(accessRequest(input), this.ops);
+      return { request: this.record(input.tenantId, id, input.at), receipt };
     });
   }
 
@@ -109,18 +105,14 @@ export class SqliteAccessRequests implements AccessRequestStore {
     note: string | null,
     at: Date,
   ): Promise<{ request: AccessRequestRecord; receipt: AccessReceipt }> {
-    const when = at.toISOString();
     return this.run(`access request ${id}`, () => {
-      const row = this.reads.request(viewer.tenantId, id);
-      if (!row) throw new SvcError('not_found', 'no such access request');
-      const refusal = accessRevokeRefusal(facts(row), viewer, this.reads.deciders(row), at);
-      if (refusal) throw refusal;
-      this.q.revokeRequest.run(viewer.id, when, viewer.tenantId, id);
-      if (row.entitlement_id !== null) {
-        this.q.revokeEntitlement.run(when, viewer.id, viewer.tenantId, row.entitlement_id);
-      }
-      const receipt = appendAccessRecord(this.journal, requestRevokedEntry(row, viewer, when, note));
-      return { request: this.reads.record(this.reads.request(viewer.tenantId, id)!, at), receipt };
+      const receipt = runSync(requestWithdrawal(viewer, id, note, at), this.ops);
+      return { request: this.record(viewer.tenantId, id, at), receipt };
     });
+  }
+
+  /** The request as its writer reads it back, in the transaction that wrote it. */
+  private record(tenantId: string, id: string, now: Date): AccessRequestRecord {
+    return this.reads.record(this.reads.request(tenantId, id)!, now);
   }
 }

@@ -1,29 +1,72 @@
 import type { Actor } from '../../core/actor.js';
 import type { ExecutionPlan } from '../../core/constraints.js';
-import { SvcError } from '../../core/errors.js';
+import {
+  constraintsInstallation,
+  type ConstraintsInstallationOps,
+} from '../../core/constraints-installation.js';
 import { readsFullLedger, readsTask } from '../../core/readers.js';
+import { runSync } from '../../core/use-case.js';
 import type { AdmissionLedger, ConstraintProfile, ExecutionConstraints } from '../query-ports.js';
 import {
-  checkInstallable,
-  checkRootUnused,
   constraintProfile,
   fullLedger,
-  notFound,
+  toRootPlanState,
   type AdmissionRow,
   type RootRow,
+  type RootStateRow,
 } from '../rows/constraints.js';
 import { storeError, type Db } from './database.js';
 import { TASK_SUMMARY, toTaskSummary, type TaskSummaryRow } from './task-reads.js';
 import { writeTransaction } from './write-lock.js';
 
+/** What core/constraints-installation.ts asks for, answered at once on the caller's transaction. */
+export function constraintsInstallationOps(db: Db): ConstraintsInstallationOps {
+  const q = {
+    task: db
+      .prepare<[string, string], TaskSummaryRow>(`${TASK_SUMMARY} WHERE t.tenant_id = ? AND t.id = ?`)
+      .safeIntegers(true),
+    rootState: db.prepare<[string, string], RootStateRow>(
+      `SELECT constraints, constraints_installed_at, constraints_installed_by,
+         EXISTS (SELECT 1 FROM admissions a WHERE a.tenant_id = t.tenant_id AND a.root_id = t.id) AS used
+       FROM tasks t WHERE t.tenant_id = ? AND t.id = ?`,
+    ),
+    capability: db
+      .prepare<[string, string], number>(
+        'SELECT EXISTS (SELECT 1 FROM capabilities WHERE tenant_id = ? AND name = ?)',
+      )
+      .pluck(),
+    actor: db
+      .prepare<[string, string], number>(
+        'SELECT EXISTS (SELECT 1 FROM actors WHERE tenant_id = ? AND id = ?)',
+      )
+      .pluck(),
+    install: db.prepare<[string, string, string, string, string]>(
+      `UPDATE tasks SET constraints = ?, constraints_installed_at = ?, constraints_installed_by = ?,
+         status = 'active'
+       WHERE tenant_id = ? AND id = ? AND constraints IS NULL AND status = 'draft' AND parent_id IS NULL`,
+    ),
+  };
+  return {
+    task: (tenantId, id) => {
+      const row = q.task.get(tenantId, id);
+      return row && toTaskSummary(row);
+    },
+    rootState: (tenantId, rootId) => toRootPlanState(q.rootState.get(tenantId, rootId)!),
+    registered: (tenantId, capabilities, actors) => ({
+      capabilities: capabilities.filter((name) => q.capability.get(tenantId, name) === 1),
+      actors: actors.filter((id) => q.actor.get(tenantId, id) === 1),
+    }),
+    installPlan: (tenantId, taskId, plan, at, by) => q.install.run(plan, at, by, tenantId, taskId).changes,
+  };
+}
+
 export class SqliteConstraints implements ExecutionConstraints {
   private readonly q;
+  private readonly ops: ConstraintsInstallationOps;
 
   constructor(private readonly db: Db) {
+    this.ops = constraintsInstallationOps(db);
     this.q = {
-      task: db
-        .prepare<[string, string], TaskSummaryRow>(`${TASK_SUMMARY} WHERE t.tenant_id = ? AND t.id = ?`)
-        .safeIntegers(true),
       root: db.prepare<[string, string], RootRow>(
         `SELECT id, sponsor_id, constraints, constraints_installed_at, constraints_installed_by
          FROM tasks WHERE tenant_id = ? AND id = ?`,
@@ -39,32 +82,11 @@ export class SqliteConstraints implements ExecutionConstraints {
           'SELECT id FROM admissions WHERE tenant_id = ? AND root_id = ? AND actor_id = ? ORDER BY created_at, id',
         )
         .pluck(),
-      used: db
-        .prepare<[string, string], number>(
-          'SELECT EXISTS (SELECT 1 FROM admissions WHERE tenant_id = ? AND root_id = ?)',
-        )
-        .pluck(),
-      capability: db
-        .prepare<[string, string], number>(
-          'SELECT EXISTS (SELECT 1 FROM capabilities WHERE tenant_id = ? AND name = ?)',
-        )
-        .pluck(),
-      actor: db
-        .prepare<[string, string], number>(
-          'SELECT EXISTS (SELECT 1 FROM actors WHERE tenant_id = ? AND id = ?)',
-        )
-        .pluck(),
-      install: db.prepare<[string, string, string, string, string]>(
-        `UPDATE tasks SET constraints = ?, constraints_installed_at = ?, constraints_installed_by = ?,
-           status = 'active'
-         WHERE tenant_id = ? AND id = ? AND constraints IS NULL AND status = 'draft' AND parent_id IS NULL`,
-      ),
     };
   }
 
   async profile(viewer: Actor, taskId: string): Promise<ConstraintProfile | undefined> {
-    const row = this.q.task.get(viewer.tenantId, taskId);
-    const task = row && toTaskSummary(row);
+    const task = this.ops.task(viewer.tenantId, taskId);
     if (!task || !readsTask(viewer, task)) return undefined;
     const root = this.q.root.get(viewer.tenantId, task.rootId);
     if (!root) return undefined;
@@ -72,41 +94,16 @@ export class SqliteConstraints implements ExecutionConstraints {
   }
 
   async install(installer: Actor, taskId: string, plan: ExecutionPlan, at: Date): Promise<ConstraintProfile> {
-    const tenant = installer.tenantId;
-    const tx = this.db.transaction(() => {
-      const row = this.q.task.get(tenant, taskId);
-      const task = row && toTaskSummary(row);
-      if (!task || !readsTask(installer, task)) throw notFound();
-      checkInstallable(installer, task);
-      checkRootUnused(task, this.q.root.get(tenant, task.id)!, this.q.used.get(tenant, task.id) === 1);
-      this.checkNames(tenant, plan);
-      const done = this.q.install.run(JSON.stringify(plan), at.toISOString(), installer.id, tenant, task.id);
-      // Every condition of the UPDATE was checked above under the same write lock.
-      if (done.changes !== 1) throw new Error('the execution plan was not installed after its checks passed');
-    });
     try {
-      await writeTransaction(this.db, tx);
+      await writeTransaction(
+        this.db,
+        this.db.transaction(() => runSync(constraintsInstallation(installer, taskId, plan, at), this.ops)),
+      );
     } catch (err) {
       throw storeError(err, `execution constraints of task ${taskId}`);
     }
-    const root = this.q.root.get(tenant, taskId)!;
+    const root = this.q.root.get(installer.tenantId, taskId)!;
     return this.describe(installer, taskId, root);
-  }
-
-  /** A plan that names an unknown capability or actor is a typo, not a bound. */
-  private checkNames(tenant: string, plan: ExecutionPlan): void {
-    for (const [field, names, exists] of [
-      ['capabilities', plan.capabilities, this.q.capability],
-      ['actors', plan.actors, this.q.actor],
-    ] as const) {
-      (names ?? []).forEach((name, i) => {
-        if (exists.get(tenant, name) !== 1) {
-          throw new SvcError('invalid_request', `${field}.${i}: ${name} is not registered in this tenant`, {
-            field: `${field}.${i}`,
-          });
-        }
-      });
-    }
   }
 
   private describe(viewer: Actor, taskId: string, root: RootRow): ConstraintProfile {

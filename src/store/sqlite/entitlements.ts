@@ -1,31 +1,21 @@
-import {
-  entitlementRevokeRefusal,
-  readsAllAccess,
-  readsEntitlement,
-  type EntitlementStatus,
-} from '../../core/access.js';
+import { readsAllAccess, readsEntitlement, type EntitlementStatus } from '../../core/access.js';
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
+import { entitlementRevocation, type EntitlementRevocationOps } from '../../core/entitlement-revocation.js';
+import { runSync } from '../../core/use-case.js';
 import type { AccessReceipt, EntitlementKey, EntitlementRecord, EntitlementStore } from '../access-ports.js';
 import {
+  ENTITLEMENT_SELECT as SELECT,
   entitlementFacts,
   overseers,
-  revocationEntry,
   toEntitlementRecord,
+  toStoredEntitlement,
   type EntitlementRow,
 } from '../rows/entitlement.js';
 import type { Keyset, KeysetPage } from '../query-ports.js';
-import { appendAccessRecord } from './access-journal.js';
+import { accessWrites } from './access-writes.js';
 import { prep, storeError, type Db } from './database.js';
-import { JournalWriter } from './journal.js';
 import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
-
-const SELECT = `SELECT e.*, r.decided_by AS granted_by, a.manager_id, c.owners, c.tier
-  FROM entitlements e
-  LEFT JOIN access_requests r ON r.tenant_id = e.tenant_id AND r.id = e.access_request_id
-  LEFT JOIN actors a ON a.tenant_id = e.tenant_id AND a.id = e.actor_id
-  LEFT JOIN capabilities c ON c.tenant_id = e.tenant_id AND c.name = e.capability`;
 
 interface PageParams {
   tenant: string;
@@ -39,6 +29,11 @@ interface PageParams {
   limit: number;
 }
 
+function one(db: Db, tenantId: string, id: string): EntitlementRow | undefined {
+  return prep(db, `${SELECT} WHERE e.tenant_id = ? AND e.id = ?`).get(tenantId, id) as
+    EntitlementRow | undefined;
+}
+
 /** One entitlement as stored, without a read check: for the store's own writes. */
 export function entitlementById(
   db: Db,
@@ -46,19 +41,27 @@ export function entitlementById(
   id: string,
   now: Date,
 ): EntitlementRecord | undefined {
-  const row = prep(db, `${SELECT} WHERE e.tenant_id = ? AND e.id = ?`).get(tenantId, id) as
-    EntitlementRow | undefined;
+  const row = one(db, tenantId, id);
   return row && toEntitlementRecord(row, now);
 }
 
+/** What core/entitlement-revocation.ts asks for, answered at once on the caller's transaction. */
+export function entitlementRevocationOps(db: Db): EntitlementRevocationOps {
+  return {
+    ...accessWrites(db),
+    entitlement: (tenantId, id) => {
+      const row = one(db, tenantId, id);
+      return row && toStoredEntitlement(row);
+    },
+  };
+}
+
 export class SqliteEntitlements implements EntitlementStore {
-  private readonly journal: JournalWriter;
   private readonly q;
+  private readonly ops: EntitlementRevocationOps;
 
   constructor(private readonly db: Db) {
-    this.journal = new JournalWriter(db);
     this.q = {
-      one: db.prepare<[string, string], EntitlementRow>(`${SELECT} WHERE e.tenant_id = ? AND e.id = ?`),
       page: db.prepare<[PageParams], EntitlementRow>(
         `${SELECT} WHERE e.tenant_id = @tenant
            AND (@all = 1 OR e.actor_id = @viewer OR a.manager_id = @viewer
@@ -71,14 +74,8 @@ export class SqliteEntitlements implements EntitlementStore {
            AND (@after_created IS NULL OR (e.created_at, e.id) > (@after_created, @after_id))
          ORDER BY e.created_at, e.id LIMIT @limit`,
       ),
-      revoke: db.prepare(
-        'UPDATE entitlements SET revoked_at = ?, revoked_by = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL',
-      ),
-      revokeRequest: db.prepare(
-        `UPDATE access_requests SET status = 'revoked', revoked_by = ?, revoked_at = ?
-         WHERE tenant_id = ? AND id = ? AND status = 'approved'`,
-      ),
     };
+    this.ops = entitlementRevocationOps(db);
   }
 
   async list(
@@ -107,7 +104,7 @@ export class SqliteEntitlements implements EntitlementStore {
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<EntitlementRecord | undefined> {
-    const row = this.q.one.get(viewer.tenantId, id);
+    const row = one(this.db, viewer.tenantId, id);
     return row && readsEntitlement(viewer, entitlementFacts(row), overseers(row))
       ? toEntitlementRecord(row, now)
       : undefined;
@@ -119,18 +116,9 @@ export class SqliteEntitlements implements EntitlementStore {
     note: string | null,
     at: Date,
   ): Promise<{ entitlement: EntitlementRecord; receipt: AccessReceipt }> {
-    const when = at.toISOString();
     const tx = this.db.transaction(() => {
-      const row = this.q.one.get(viewer.tenantId, id);
-      if (!row) throw new SvcError('not_found', 'no such entitlement');
-      const refusal = entitlementRevokeRefusal(entitlementFacts(row), viewer, overseers(row), at);
-      if (refusal) throw refusal;
-      this.q.revoke.run(when, viewer.id, viewer.tenantId, id);
-      if (row.access_request_id !== null) {
-        this.q.revokeRequest.run(viewer.id, when, viewer.tenantId, row.access_request_id);
-      }
-      const receipt = appendAccessRecord(this.journal, revocationEntry(row, viewer, when, note));
-      return { entitlement: toEntitlementRecord(this.q.one.get(viewer.tenantId, id)!, at), receipt };
+      const receipt = runSync(entitlementRevocation(viewer, id, note, at), this.ops);
+      return { entitlement: toEntitlementRecord(one(this.db, viewer.tenantId, id)!, at), receipt };
     });
     try {
       return await writeTransaction(this.db, tx);
