@@ -14,10 +14,5 @@ export interface DecisionStore {
    * and the outcome with its journal record; the promise settles only once that transaction
    * is durable.
    */
-  decide(
-    req: DecisionRequest,
-    caller: Actor,
-    mode: 'new' | 'resume',
-    rules: PipelineRules,
-  ): Promise<Sealed>;
+  decide(req: DecisionRequest, caller: Actor, mode: 'new' | 'resume', rules: PipelineRules): Promise<Sealed>;
 }
