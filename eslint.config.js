@@ -98,7 +98,6 @@ export const storeFailureFiles = [
 export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/access-requests.ts':
     'access-request decision: who may decide, unknown request',
-  'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
   'src/store/{sqlite,postgres}/approvals.ts':
     'approval decision: who may read it, "capability no longer registered", already decided',
   'src/store/{sqlite,postgres}/constraints.ts':
@@ -106,9 +105,6 @@ export const useCasesInAdapters = {
   'src/store/{sqlite,postgres}/entitlements.ts': 'entitlement revocation: unknown entitlement',
   'src/store/{sqlite,postgres}/keys.ts': 'key rotation: the tenant has an active key',
   'src/store/{sqlite,postgres}/manager-cards.ts': 'manager-card decision pre-checks',
-  'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
-  'src/store/{sqlite,postgres}/receipts.ts':
-    'receipts of a task: an unknown task is an error, not an empty page',
   'src/store/{sqlite,postgres}/redactions.ts':
     'redaction: authorised by a registered human, ranges never overlap',
   'src/store/{sqlite,postgres}/tasks.ts':
