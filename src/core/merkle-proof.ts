@@ -16,19 +16,18 @@ export interface SubtreeAt {
   index: number;
 }
 
-/** What a store holds of the subtrees asked for: those it found, in any order. */
-export interface StoredSubtrees {
-  /** entry leaves (the journal's `leaf` column, hex) by leaf index (sequence - 1) */
-  leaves: { index: number; leaf: string }[];
-  /** complete subtrees of level >= 1, from merkle_nodes */
-  nodes: { level: number; index: number; hash: Uint8Array }[];
-}
+/**
+ * What a store holds of one subtree asked for: an entry's leaf as stored (the journal's
+ * `leaf` column, hex) for level 0, the stored hash (merkle_nodes) above; undefined when missing.
+ */
+export type StoredSubtree = string | Uint8Array | undefined;
 
 /** The reads a proof asks for: the journal's size, then every subtree the proof folds, at once. */
 export interface ProofOps {
   /** entries the tenant's journal holds; undefined before its first */
   journalSize(tenantId: string): number | undefined;
-  subtrees(tenantId: string, wanted: SubtreeAt[]): StoredSubtrees;
+  /** what is stored of each subtree asked for, in the order asked */
+  subtrees(tenantId: string, wanted: SubtreeAt[]): StoredSubtree[];
 }
 
 const ask = asker<ProofOps>();
@@ -80,17 +79,12 @@ function* prove(tenantId: string, build: Build): UseCase<ProofOps, Uint8Array[]>
     () => PLACEHOLDER,
   );
   const stored = yield* ask('subtrees', tenantId, wanted);
-  const found = new Map<string, Uint8Array>();
-  for (const { index, leaf } of stored.leaves) {
-    const bytes = decodeHex(leaf);
-    if (bytes?.length === 32) found.set(`0:${index}`, leafHash(bytes, sha256));
-  }
-  for (const { level, index, hash } of stored.nodes) {
-    // A copy: a driver's Buffer may share a pool with other rows.
-    if (hash.length === 32) found.set(`${level}:${index}`, new Uint8Array(hash));
-  }
+  // The second pass asks for the same subtrees in the same order: the i-th answer is its i-th read.
+  let i = 0;
   return build((level, index) => {
-    const hash = found.get(`${level}:${index}`);
+    const at = wanted[i];
+    const hash = at?.level === level && at.index === index ? subtreeHash(level, stored[i]) : undefined;
+    i++;
     if (hash === undefined) {
       throw new SvcError(
         'internal',
@@ -99,4 +93,14 @@ function* prove(tenantId: string, build: Build): UseCase<ProofOps, Uint8Array[]>
     }
     return hash;
   }, sha256);
+}
+
+/** A stored subtree's hash, when it is one: a leaf is hashed as RFC 6962 says, a node is taken as stored. */
+function subtreeHash(level: number, stored: StoredSubtree): Uint8Array | undefined {
+  if (level === 0) {
+    const bytes = typeof stored === 'string' ? decodeHex(stored) : undefined;
+    return bytes?.length === 32 ? leafHash(bytes, sha256) : undefined;
+  }
+  // A copy: a driver's Buffer may share a pool with other rows.
+  return stored instanceof Uint8Array && stored.length === 32 ? new Uint8Array(stored) : undefined;
 }

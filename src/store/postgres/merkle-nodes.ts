@@ -34,10 +34,9 @@ export function proofOpsOn(db: PgDb): Async<ProofOps> {
               [tenantId, nodes.map((n) => n.level), nodes.map((n) => n.index)],
             ),
       ]);
-      return {
-        leaves: leafRows.map((r) => ({ index: Number(r.sequence) - 1, leaf: r.leaf })),
-        nodes: nodeRows.map((r) => ({ level: Number(r.level), index: Number(r.idx), hash: r.hash })),
-      };
+      const leafAt = new Map(leafRows.map((r) => [Number(r.sequence) - 1, r.leaf]));
+      const nodeAt = new Map(nodeRows.map((r) => [`${r.level}:${r.idx}`, r.hash]));
+      return wanted.map((w) => (w.level === 0 ? leafAt.get(w.index) : nodeAt.get(`${w.level}:${w.index}`)));
     },
   };
 }

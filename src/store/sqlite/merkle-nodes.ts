@@ -1,9 +1,4 @@
-import {
-  consistencyProof,
-  inclusionProof,
-  type ProofOps,
-  type StoredSubtrees,
-} from '../../core/merkle-proof.js';
+import { consistencyProof, inclusionProof, type ProofOps } from '../../core/merkle-proof.js';
 import { runSync } from '../../core/use-case.js';
 import { decodeHex } from '../../evidence/encoding.js';
 import { MerkleFrontier } from '../../evidence/merkle-frontier.js';
@@ -26,19 +21,12 @@ export function proofOps(db: Db): ProofOps {
   ).pluck();
   return {
     journalSize: (tenantId) => size.get(tenantId) as number | undefined,
-    subtrees: (tenantId, wanted) => {
-      const found: StoredSubtrees = { leaves: [], nodes: [] };
-      for (const { level, index } of wanted) {
-        if (level === 0) {
-          const hex = leaf.get(tenantId, index + 1) as string | undefined;
-          if (hex !== undefined) found.leaves.push({ index, leaf: hex });
-        } else {
-          const hash = node.get(tenantId, level, index) as Buffer | undefined;
-          if (hash !== undefined) found.nodes.push({ level, index, hash });
-        }
-      }
-      return found;
-    },
+    subtrees: (tenantId, wanted) =>
+      wanted.map(({ level, index }) =>
+        level === 0
+          ? (leaf.get(tenantId, index + 1) as string | undefined)
+          : (node.get(tenantId, level, index) as Buffer | undefined),
+      ),
   };
 }
 

@@ -31,15 +31,7 @@ function memory(n: number) {
     journalSize: () => (n === 0 ? undefined : n),
     subtrees: (_tenantId, wanted) => {
       asked.push(wanted);
-      return {
-        leaves: wanted
-          .filter((w) => w.level === 0 && hex[w.index] !== undefined)
-          .map((w) => ({ index: w.index, leaf: hex[w.index]! })),
-        nodes: wanted.flatMap((w) => {
-          const hash = nodes.get(`${w.level}:${w.index}`);
-          return w.level > 0 && hash ? [{ ...w, hash }] : [];
-        }),
-      };
+      return wanted.map((w) => (w.level === 0 ? hex[w.index] : nodes.get(`${w.level}:${w.index}`)));
     },
   };
   return { data, ops, hex, nodes, asked };
