@@ -12,6 +12,24 @@ import { writeTransaction } from './write-lock.js';
 /** Whose call it is: a pending call of a live daemon is not interrupted. */
 type Row = ExecutionRow & { owner_pid: number | null; owner_instance: string | null };
 
+/** The reads and writes of an execution's outcome (core/execution.ts decides). */
+export function executionOps(db: Db): ExecutionOps {
+  const journal = new JournalWriter(db);
+  const one = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE tenant_id = ? AND id = ?');
+  const finish = db.prepare(
+    `UPDATE executions SET state = @state, status = @status, effect_id = @effectId, digest = @digest,
+       receipt_id = @receiptId, finished_at = @at WHERE tenant_id = @tenantId AND id = @id AND state = @expected`,
+  );
+  return {
+    execution: (tenantId, executionId) => {
+      const row = one.get(tenantId, executionId);
+      return row && storedExecution(row);
+    },
+    finish: (tenantId, id, expected, f) => finish.run({ ...f, tenantId, id, expected }).changes,
+    append: (record, at) => journal.append(record, at),
+  };
+}
+
 /** Brokered executions after their decision: the provider's outcome and its journal record. */
 export class SqliteExecutions implements ExecutionStore {
   private readonly q;
@@ -27,23 +45,9 @@ export class SqliteExecutions implements ExecutionStore {
     private readonly owner: ExecutionOwner = thisProcess(),
   ) {
     this.q = {
-      one: db.prepare<[string, string], Row>('SELECT * FROM executions WHERE tenant_id = ? AND id = ?'),
       pending: db.prepare<[], Row>("SELECT * FROM executions WHERE state = 'pending' ORDER BY created_at"),
-      finish: db.prepare(
-        `UPDATE executions SET state = @state, status = @status, effect_id = @effectId, digest = @digest,
-           receipt_id = @receiptId, finished_at = @at WHERE tenant_id = @tenantId AND id = @id AND state = @expected`,
-      ),
     };
-    const journal = new JournalWriter(db);
-    const q = this.q;
-    this.ops = {
-      execution: (tenantId, executionId) => {
-        const row = q.one.get(tenantId, executionId);
-        return row && storedExecution(row);
-      },
-      finish: (tenantId, id, expected, f) => q.finish.run({ ...f, tenantId, id, expected }).changes,
-      append: (record, at) => journal.append(record, at),
-    };
+    this.ops = executionOps(db);
   }
 
   finish(
