@@ -92,15 +92,10 @@ export const storeFailureFiles = [
   'src/store/postgres/migrate.ts', // the schema is ahead of or behind this build
   'src/store/postgres/replica.ts', // the replica id: malformed, or held by another live daemon
 ];
-// Today's adapters that still raise business errors, because the use case still runs inside
-// them (issue 24, item 1). Each entry names the use case that must move to core; remove the
-// entry when it has (test/unit/lint/store-errors.test.ts fails on an entry that no longer offends).
-export const useCasesInAdapters = {
-  'src/store/{sqlite,postgres}/anchors.ts': 'anchoring: an empty journal has no head to sign',
-  'src/store/{sqlite,postgres}/merkle-nodes.ts': 'proofs: a tree size the journal does not hold',
-  'src/store/{sqlite,postgres}/receipts.ts':
-    'receipts of a task: an unknown task is an error, not an empty page',
-};
+// Adapters that may still raise business errors because a use case runs inside them: none
+// since issue 24 moved every use case to core. An entry names the use case that must move;
+// test/unit/lint/store-errors.test.ts fails on an entry that no longer offends.
+export const useCasesInAdapters = {};
 const storeErrorRule = {
   'no-restricted-syntax': [
     'error',

@@ -1,15 +1,7 @@
-import type { EditorLogo } from '../core/theme/editor-logo.js';
-import type { Theme } from '../core/theme/theme.js';
+import type { ThemeRevision, ThemeSave } from '../core/theme/revision.js';
 
-/** One stored revision of a tenant's theme; revisions are never edited, only added. */
-export interface ThemeRevision {
-  tenantId: string;
-  revision: number;
-  theme: Theme;
-  source: 'install' | 'editor';
-  createdBy: string | null;
-  createdAt: string;
-}
+// Saving a theme is a use case of core (core/theme/revision.ts): its revision type lives there.
+export type { ThemeRevision } from '../core/theme/revision.js';
 
 export interface ThemeRepo {
   /** The newest revision, or undefined when the tenant has no theme. */
@@ -19,16 +11,7 @@ export interface ThemeRepo {
    * revision is still that number (0: none yet); otherwise 409 `stale_revision` and nothing
    * is written. Without it (provisioning), the new revision simply follows the newest.
    */
-  save(input: {
-    tenantId: string;
-    theme: Theme;
-    source: 'install' | 'editor';
-    createdBy: string | null;
-    at: string;
-    expected?: number;
-    /** a logo saved through the Settings editor, kept with this revision */
-    logo?: EditorLogo;
-  }): Promise<ThemeRevision>;
+  save(input: ThemeSave): Promise<ThemeRevision>;
   /** The bytes of an editor logo some revision of the tenant keeps under `name`, or undefined. */
   logo(tenantId: string, name: string): Promise<Uint8Array | undefined>;
 }

@@ -1,21 +1,13 @@
 import type { Actor } from '../core/actor.js';
+import type { PresentedGrant } from '../core/effect.js';
 import type { ReportedEffect } from '../core/records/effect-record.js';
 import type { SealedReceipt } from './decision-ports.js';
 
 /** An effect as the reporter saw it: observed, never enforced. */
 export type { ReportedEffect } from '../core/records/effect-record.js';
 
-export interface PresentedGrant {
-  grantId: string;
-  intentId: string;
-  actorId: string;
-  capability: string;
-  action: string;
-  taskId: string;
-  expiresAt: string;
-  presentedBy: string;
-  presentedAt: string;
-}
+/** Grants and observed effects are use cases of core (core/effect.ts). */
+export type { PresentedGrant } from '../core/effect.js';
 
 export interface EffectStore {
   /** Bind a stored grant, once, to the caller presenting it. */

@@ -1,26 +1,10 @@
+import type { HeadSigner, StoredHead } from '../core/anchor.js';
 import type { RedactionRequest, RedactionResult } from '../core/redaction.js';
-import type { Ed25519Sign } from '../evidence/crypto-provider.js';
 import type { ExportItem } from '../evidence/export-writer.js';
-import type { Timestamp, Witness } from '../evidence/export-line.js';
-import type { TreeHead } from '../evidence/tree-head.js';
+import type { Timestamp, Tombstone, Witness } from '../evidence/export-line.js';
 
-/** A signed tree head as stored: the head and the key that signed it. */
-export interface StoredHead {
-  tenantId: string;
-  head: TreeHead;
-  keyId: string;
-  algorithm: 'ed25519';
-  /** Its RFC 3161 timestamp (or the noop placeholder), once recorded. */
-  timestamp?: Timestamp;
-  /** Witness cosignatures recorded for it, by witness id. */
-  witnesses?: Witness[];
-}
-
-/** The tenant's active signing key, ready to sign. */
-export interface HeadSigner {
-  keyId: string;
-  sign: Ed25519Sign;
-}
+// Anchoring is a use case of core (core/anchor.ts): its head and signer types live there.
+export type { HeadSigner, StoredHead } from '../core/anchor.js';
 
 /** How far a tenant's log runs ahead of its last stored head. */
 export interface AnchorBacklog {

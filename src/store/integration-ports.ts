@@ -1,28 +1,10 @@
 import type { Actor } from '../core/actor.js';
 import type { ExecutionOutcome } from '../core/records/execution-record.js';
 import type { SealedReceipt } from './decision-ports.js';
+import type { ConnectionCheck, SurfaceChange, SurfaceState } from '../core/surface-change.js';
 
-/**
- * A surface's state in one tenant, once an administrator rotated or revoked it. Until then
- * there is no row: the document's credential reference applies and the surface is active.
- */
-export interface SurfaceState {
-  tenantId: string;
-  surfaceId: string;
-  credentialRef: string;
-  /** references this surface moved away from; it never goes back to one */
-  retiredRefs: string[];
-  status: 'active' | 'revoked';
-  rotatedAt: string | null;
-  revokedAt: string | null;
-  updatedBy: string;
-  updatedAt: string;
-}
-
-export interface SurfaceChange {
-  state: SurfaceState;
-  receipt: SealedReceipt;
-}
+// Surface changes are use cases of core (core/surface-change.ts): their types live there.
+export type { SurfaceChange, SurfaceState } from '../core/surface-change.js';
 
 export interface SurfaceRepo {
   get(tenantId: string, surfaceId: string): Promise<SurfaceState | undefined>;
@@ -44,7 +26,7 @@ export interface SurfaceRepo {
     tenantId: string,
     surfaceId: string,
     actor: Actor,
-    check: { credentialRef: string; answer: string; reason: string; detail: Record<string, unknown> },
+    check: ConnectionCheck,
   ): Promise<SealedReceipt>;
 }
 

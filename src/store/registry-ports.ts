@@ -1,4 +1,5 @@
 import type { Capability } from '../core/capability.js';
+import type { PolicyRecord } from '../core/policy-version.js';
 import type { Micros } from '../core/money.js';
 import type { Task } from '../core/task.js';
 
@@ -9,13 +10,8 @@ import type { Task } from '../core/task.js';
  */
 export type PutResult = 'created' | 'updated' | 'unchanged';
 
-export interface PolicyRecord {
-  tenantId: string;
-  /** increases by one with every change; the daemon recompiles when it moves */
-  version: number;
-  text: string;
-  updatedAt: string;
-}
+// Setting a policy is a use case of core (core/policy-version.ts): its record type lives there.
+export type { PolicyRecord } from '../core/policy-version.js';
 
 export interface Permission {
   tenantId: string;

@@ -1,13 +1,57 @@
-import { SvcError } from '../../core/errors.js';
+import { signHead, type AnchorOps } from '../../core/anchor.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type { Timestamp, Witness } from '../../evidence/export-line.js';
-import { logHead } from '../../evidence/log-head.js';
-import { sha256 } from '../../evidence/node-crypto.js';
-import { signTreeHead } from '../../evidence/tree-head.js';
-import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import {
+  anchorValues,
+  timestampOf,
+  toStoredHead,
+  witnessOf,
+  type AnchorRow,
+  type TimestampRow,
+  type WitnessRow,
+} from '../rows/anchor.js';
+import { logStateOf, type LogStateRow } from '../rows/log-state.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
-import { readLogState } from './journal.js';
 import { lockTenant } from './locks.js';
+
+/** A row with the tree size it belongs to (BIGINT as text). */
+type Sized<R> = R & { tree_size: string };
+/** A row's columns as a LEFT JOIN that found nothing returns them. */
+type Nullable<R> = { [K in keyof R]: R[K] | null };
+
+/**
+ * Anchoring's reads and writes in one tenant transaction (core/anchor.ts decides): the
+ * journal's state and the head stored at its size in one round trip, and the new head,
+ * inserted only where no head is stored at its size.
+ */
+export function anchorOpsIn(tx: PgTx): Async<AnchorOps> {
+  return {
+    journalHead: async (tenantId) => {
+      // One round trip: the state and, when stored, the head at its size (null columns when not).
+      const [row] = await tx.query<LogStateRow & Nullable<AnchorRow>>(
+        `SELECT s.size, s.chain_hash, s.frontier, a.tenant_id, a.tree_size, a.root_hash, a.signed_at, a.signature,
+           a.key_id, a.algorithm
+         FROM journal_state s LEFT JOIN anchors a ON a.tenant_id = s.tenant_id AND a.tree_size = s.size
+         WHERE s.tenant_id = $1`,
+        [tenantId],
+      );
+      if (row === undefined) return undefined;
+      return {
+        state: logStateOf(row),
+        signed: row.tree_size === null ? undefined : toStoredHead(row as AnchorRow),
+      };
+    },
+    insertHead: async (anchor) =>
+      (
+        await tx.query(
+          `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (tenant_id, tree_size) DO NOTHING RETURNING 1`,
+          anchorValues(anchor),
+        )
+      ).length,
+  };
+}
 
 export class PgAnchors implements AnchorRepo {
   constructor(private readonly db: PgDb) {}
@@ -15,8 +59,8 @@ export class PgAnchors implements AnchorRepo {
   /**
    * One replica signs a size at a time: the tenant lock serialises this with every append
    * and every other replica's anchor, so the size read and the head written are one step,
-   * and a second replica finds the first one's head and returns it. The primary key
-   * (tenant_id, tree_size) is the backstop should the lock ever be missing.
+   * and a second replica finds the first one's head and returns it. The guarded insert is
+   * the backstop should the lock ever be missing.
    */
   async signCurrent(
     tenantId: string,
@@ -26,38 +70,7 @@ export class PgAnchors implements AnchorRepo {
     try {
       return await this.db.tx(async (tx) => {
         await lockTenant(tx, tenantId);
-        const state = await readLogState(tx, tenantId);
-        if (state === undefined || state.size === 0) {
-          throw new SvcError(
-            'conflict',
-            `the journal of tenant ${tenantId} is empty: there is no head to sign`,
-          );
-        }
-        const unsigned = logHead(tenantId, state, signedAt, sha256);
-        const [stored] = await tx.query<AnchorRow>(
-          'SELECT * FROM anchors WHERE tenant_id = $1 AND tree_size = $2',
-          [tenantId, state.size],
-        );
-        if (stored !== undefined) {
-          if (stored.root_hash !== unsigned.root_hash) {
-            // The journal no longer matches what was signed at this size: never sign over that.
-            throw new SvcError(
-              'internal',
-              `the journal of tenant ${tenantId} no longer matches its signed head at size ${state.size}`,
-            );
-          }
-          return { anchor: toStoredHead(stored), created: false };
-        }
-        const head = signTreeHead(unsigned, signer.sign);
-        await tx.query(
-          `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
-           VALUES ($1, $2, $3, $4, $5, $6, 'ed25519')`,
-          [tenantId, head.tree_size, head.root_hash, head.signed_at, head.signature, signer.keyId],
-        );
-        return {
-          anchor: { tenantId, head, keyId: signer.keyId, algorithm: 'ed25519' as const },
-          created: true,
-        };
+        return runAsync(signHead(tenantId, signer, signedAt), anchorOpsIn(tx));
       });
     } catch (err) {
       throw pgStoreError(err, `the head of tenant ${tenantId}`);
@@ -129,23 +142,6 @@ export class PgAnchors implements AnchorRepo {
   }
 }
 
-interface TimestampRow {
-  tree_size: string;
-  authority: string;
-  digest: string;
-  time: string;
-  token: string | null;
-  noop: number;
-}
-
-interface WitnessRow {
-  tree_size: string;
-  witness_id: string;
-  public_key: string;
-  signature: string;
-  signed_at: string;
-}
-
 /** The heads with the timestamps and cosignatures recorded for them: two reads, whatever the count. */
 export async function withAttestations(
   db: PgTx,
@@ -155,12 +151,12 @@ export async function withAttestations(
   if (heads.length === 0) return heads;
   const sizes = heads.map((h) => h.head.tree_size);
   const [stamps, cosigned] = await Promise.all([
-    db.query<TimestampRow>(
+    db.query<Sized<TimestampRow>>(
       `SELECT tree_size, authority, digest, time, token, noop::int AS noop FROM anchor_timestamps
        WHERE tenant_id = $1 AND tree_size = ANY($2::bigint[])`,
       [tenantId, sizes],
     ),
-    db.query<WitnessRow>(
+    db.query<Sized<WitnessRow>>(
       `SELECT tree_size, witness_id, public_key, signature, signed_at FROM anchor_witnesses
        WHERE tenant_id = $1 AND tree_size = ANY($2::bigint[]) ORDER BY tree_size, witness_id COLLATE "C"`,
       [tenantId, sizes],
@@ -171,26 +167,13 @@ export async function withAttestations(
   for (const w of cosigned) {
     const size = Number(w.tree_size);
     const list = witnessesAt.get(size) ?? [];
-    list.push({
-      witness_id: w.witness_id,
-      ...(w.public_key !== '' ? { public_key: w.public_key } : {}),
-      signature: w.signature,
-      signed_at: w.signed_at,
-    });
+    list.push(witnessOf(w));
     witnessesAt.set(size, list);
   }
   return heads.map((stored) => {
     const out: StoredHead = { ...stored };
     const t = stampAt.get(stored.head.tree_size);
-    if (t !== undefined) {
-      out.timestamp = {
-        authority: t.authority,
-        digest: t.digest,
-        time: t.time,
-        ...(t.token !== null ? { token: t.token } : {}),
-        ...(t.noop === 1 ? { noop: true } : {}),
-      };
-    }
+    if (t !== undefined) out.timestamp = timestampOf(t);
     const witnesses = witnessesAt.get(stored.head.tree_size);
     if (witnesses !== undefined) out.witnesses = witnesses;
     return out;

@@ -1,13 +1,35 @@
-import { executionRecord } from '../../core/records/execution-record.js';
-import { receiptOf } from '../../core/records/sealed-receipt.js';
+import { finishExecution, sealInterrupted, type ExecutionOps } from '../../core/execution.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type { SealedReceipt } from '../decision-ports.js';
-import { checkFinishable, executionSubject, INTERRUPTED, type ExecutionRow } from '../rows/execution.js';
+import { storedExecution, type ExecutionRow } from '../rows/execution.js';
 import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
 import type { PgCommitQueue } from './commit-queue.js';
 import type { PgDb, PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenants } from './locks.js';
 import { ReplicaClaim, type ReplicaOwner } from './replica.js';
+
+/** The reads and writes of an execution's outcome in one tenant transaction (core/execution.ts decides). */
+export function executionOpsIn(tx: PgTx): Async<ExecutionOps> {
+  return {
+    execution: async (tenantId, executionId) => {
+      const [row] = await tx.query<ExecutionRow>(
+        'SELECT * FROM executions WHERE tenant_id = $1 AND id = $2',
+        [tenantId, executionId],
+      );
+      return row && storedExecution(row);
+    },
+    finish: async (tenantId, id, expected, f) =>
+      (
+        await tx.query(
+          `UPDATE executions SET state = $1, status = $2, effect_id = $3, digest = $4, receipt_id = $5, finished_at = $6
+           WHERE tenant_id = $7 AND id = $8 AND state = $9 RETURNING 1`,
+          [f.state, f.status, f.effectId, f.digest, f.receiptId, f.at, tenantId, id, expected],
+        )
+      ).length,
+    append: (record, at) => appendJournal(tx, record, at),
+  };
+}
 
 /** Brokered executions after their decision: the provider's outcome and its journal record. */
 export class PgExecutions implements ExecutionStore {
@@ -26,16 +48,9 @@ export class PgExecutions implements ExecutionStore {
     executionId: string,
     o: ExecutionOutcome & { sentDigest: string | null },
   ): Promise<SealedReceipt> {
-    return this.queue.submit(tenantId, async (tx) => {
-      const [row] = await tx.query<ExecutionRow>(
-        'SELECT * FROM executions WHERE tenant_id = $1 AND id = $2',
-        [tenantId, executionId],
-      );
-      return this.seal(tx, checkFinishable(row, executionId), o, {
-        sent_digest: o.sentDigest,
-        recovered: false,
-      });
-    });
+    return this.queue.submit(tenantId, (tx) =>
+      runAsync(finishExecution(tenantId, executionId, o, this.clock), executionOpsIn(tx)),
+    );
   }
 
   /**
@@ -65,11 +80,12 @@ export class PgExecutions implements ExecutionStore {
         [this.owner.replicaId],
       );
       const locked = new Set(tenants.map((t) => t.tenant_id));
+      const ops = executionOpsIn(tx);
       let sealed = 0;
       for (const row of rows) {
         if (!locked.has(row.tenant_id)) continue; // its tenant is not locked: left for the next start
         sealed++;
-        await this.seal(tx, row, INTERRUPTED, { recovered: true });
+        await runAsync(sealInterrupted(storedExecution(row), this.clock), ops);
       }
       return sealed;
     });
@@ -80,21 +96,5 @@ export class PgExecutions implements ExecutionStore {
     const claim = this.claim;
     this.claim = undefined;
     await claim?.release();
-  }
-
-  private async seal(
-    tx: PgTx,
-    row: ExecutionRow,
-    o: ExecutionOutcome,
-    extra: Record<string, unknown>,
-  ): Promise<SealedReceipt> {
-    const at = this.clock().toISOString();
-    const record = executionRecord(executionSubject(row), o, extra, at);
-    await tx.query(
-      `UPDATE executions SET state = $1, status = $2, effect_id = $3, digest = $4, receipt_id = $5, finished_at = $6
-       WHERE tenant_id = $7 AND id = $8`,
-      [o.outcome, o.status, o.effectId, o.digest, record.receiptId, at, row.tenant_id, row.id],
-    );
-    return receiptOf(record, await appendJournal(tx, record, at));
   }
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../../core/actor.js';
-import { toActor, type ActorRow } from '../rows/actor.js';
+import { actorCollision, actorValues, toActor, type ActorRow } from '../rows/actor.js';
 import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { insertKey } from './keys.js';
@@ -10,18 +10,7 @@ export async function insertActor(tx: PgTx, a: Actor): Promise<void> {
     `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, chat_user_id,
        collab_user_id, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      a.tenantId,
-      a.id,
-      a.kind,
-      JSON.stringify(a.roles),
-      a.managerId,
-      a.certSubject,
-      a.displayName,
-      a.chatUserId ?? null,
-      a.collabUserId ?? null,
-      a.createdAt,
-    ],
+    actorValues(a),
   );
 }
 
@@ -67,7 +56,7 @@ export class PgActors implements ActorRepo {
     try {
       await this.db.tx((tx) => insertActor(tx, actor));
     } catch (err) {
-      throw pgStoreError(err, describeConflict(err, actor));
+      throw pgStoreError(err, actorCollision(actor, collidedIndex(err)));
     }
   }
 
@@ -92,18 +81,13 @@ export class PgActors implements ActorRepo {
   }
 }
 
-/** What an insert collided with, named by the unique index PostgreSQL reports (as the SQLite adapter words it). */
-function describeConflict(err: unknown, actor: Actor): string {
+/** The unique index an insert hit, as PostgreSQL names it. */
+function collidedIndex(err: unknown): Parameters<typeof actorCollision>[1] {
   const { code, constraint } = err as { code?: string; constraint?: string };
-  if (code !== '23505') return `actor ${actor.id} in tenant ${actor.tenantId}`;
-  if (constraint === 'actors_chat_user') {
-    return `an actor with chat user id ${actor.chatUserId ?? ''} in tenant ${actor.tenantId}`;
-  }
-  if (constraint === 'actors_collab_user') {
-    return `an actor with collaboration user id ${actor.collabUserId ?? ''} in tenant ${actor.tenantId}`;
-  }
-  if (actor.certSubject !== null) {
-    return `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`;
-  }
-  return `actor ${actor.id} in tenant ${actor.tenantId}`;
+  if (code !== '23505') return undefined;
+  return constraint === 'actors_chat_user'
+    ? 'chat_user'
+    : constraint === 'actors_collab_user'
+      ? 'collab_user'
+      : 'key';
 }

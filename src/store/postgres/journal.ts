@@ -6,21 +6,17 @@ import {
 } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
+import { logStateOf, type LogStateRow } from '../rows/log-state.js';
 import type { PgTx } from './database.js';
 import { writeAll, type WritePart } from './write-parts.js';
 
 /** A tenant's stored log state; undefined before its first entry. */
 export async function readLogState(tx: PgTx, tenantId: string): Promise<LogState | undefined> {
-  const [row] = await tx.query<{ size: string; chain_hash: string; frontier: string }>(
+  const [row] = await tx.query<LogStateRow>(
     'SELECT size, chain_hash, frontier FROM journal_state WHERE tenant_id = $1',
     [tenantId],
   );
-  if (row === undefined) return undefined;
-  return {
-    size: Number(row.size),
-    chainHash: row.chain_hash,
-    frontier: JSON.parse(row.frontier) as LogState['frontier'],
-  };
+  return row && logStateOf(row);
 }
 
 /**

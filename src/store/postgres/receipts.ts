@@ -1,7 +1,8 @@
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
 import { readsWholeTenant } from '../../core/readers.js';
 import type { PublishedReceipt } from '../../core/receipt.js';
+import { receiptList, type ReceiptListOps } from '../../core/receipt-list.js';
+import { runAsync, type Async } from '../../core/use-case.js';
 import type { EntryLine } from '../../evidence/export-line.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
@@ -20,37 +21,44 @@ const COLUMNS = `j.tenant_id, j.receipt_id, j.sequence, j.kind, j.task_id, j.int
 const READABLE = `($2 OR j.actor_id = $3 OR EXISTS (SELECT 1 FROM tasks t
   WHERE t.tenant_id = j.tenant_id AND t.id = j.task_id AND t.sponsor_id = $3))`;
 
+/** The reads core/receipt-list.ts asks for. */
+function receiptListOps(db: PgDb): Async<ReceiptListOps> {
+  return {
+    taskExists: async (tenantId, taskId) =>
+      (await db.query('SELECT 1 FROM tasks WHERE tenant_id = $1 AND id = $2', [tenantId, taskId])).length > 0,
+    page: async (viewer, page, taskId) => {
+      const params = [viewer.tenantId, readsWholeTenant(viewer), viewer.id, page.after ?? 0, page.limit + 1];
+      const rows =
+        taskId === undefined
+          ? await db.query<JournalSelectRow>(
+              `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = $1 AND j.sequence > $4 AND ${READABLE}
+               ORDER BY j.sequence LIMIT $5`,
+              params,
+            )
+          : await db.query<JournalSelectRow>(
+              `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = $1 AND j.task_id = $6 AND j.sequence > $4
+                 AND ${READABLE}
+               ORDER BY j.sequence LIMIT $5`,
+              [...params, taskId],
+            );
+      return keysetPage(rows, page.limit, publish, (r) => r.sequence);
+    },
+  };
+}
+
 export class PgReceipts implements Receipts {
-  constructor(private readonly db: PgDb) {}
+  private readonly ops: Async<ReceiptListOps>;
+
+  constructor(private readonly db: PgDb) {
+    this.ops = receiptListOps(db);
+  }
 
   async list(
     viewer: Actor,
     page: Keyset<number>,
     filter: { taskId?: string },
   ): Promise<KeysetPage<PublishedReceipt, number>> {
-    const params = [viewer.tenantId, readsWholeTenant(viewer), viewer.id, page.after ?? 0, page.limit + 1];
-    let rows: JournalSelectRow[];
-    if (filter.taskId === undefined) {
-      rows = await this.db.query<JournalSelectRow>(
-        `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = $1 AND j.sequence > $4 AND ${READABLE}
-         ORDER BY j.sequence LIMIT $5`,
-        params,
-      );
-    } else {
-      // An unknown task is an error, not an empty page: reconciliation must not read a typo as "nothing happened".
-      const task = await this.db.query('SELECT 1 FROM tasks WHERE tenant_id = $1 AND id = $2', [
-        viewer.tenantId,
-        filter.taskId,
-      ]);
-      if (task.length === 0) throw new SvcError('not_found', 'no such task');
-      rows = await this.db.query<JournalSelectRow>(
-        `SELECT ${COLUMNS} FROM journal j WHERE j.tenant_id = $1 AND j.task_id = $6 AND j.sequence > $4
-           AND ${READABLE}
-         ORDER BY j.sequence LIMIT $5`,
-        [...params, filter.taskId],
-      );
-    }
-    return keysetPage(rows, page.limit, publish, (r) => r.sequence);
+    return runAsync(receiptList(viewer, page, filter), this.ops);
   }
 
   async get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined> {

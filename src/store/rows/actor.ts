@@ -29,3 +29,33 @@ export function toActor(r: ActorRow): Actor {
     createdAt: r.created_at,
   };
 }
+
+/** The values of a new actors row, in the column order of both adapters' INSERT. */
+export const actorValues = (a: Actor): unknown[] => [
+  a.tenantId,
+  a.id,
+  a.kind,
+  JSON.stringify(a.roles),
+  a.managerId,
+  a.certSubject,
+  a.displayName,
+  a.chatUserId ?? null,
+  a.collabUserId ?? null,
+  a.createdAt,
+];
+
+/**
+ * What an actor insert collided with, worded once for both drivers: each names the unique
+ * index its driver reported (`undefined` when the failure was no unique violation).
+ */
+export function actorCollision(actor: Actor, index: 'chat_user' | 'collab_user' | 'key' | undefined): string {
+  if (index === 'chat_user')
+    return `an actor with chat user id ${actor.chatUserId ?? ''} in tenant ${actor.tenantId}`;
+  if (index === 'collab_user') {
+    return `an actor with collaboration user id ${actor.collabUserId ?? ''} in tenant ${actor.tenantId}`;
+  }
+  if (index === 'key' && actor.certSubject !== null) {
+    return `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`;
+  }
+  return `actor ${actor.id} in tenant ${actor.tenantId}`;
+}

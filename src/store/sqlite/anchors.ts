@@ -1,16 +1,50 @@
-import { SvcError } from '../../core/errors.js';
-import { logHead } from '../../evidence/log-head.js';
-import { sha256 } from '../../evidence/node-crypto.js';
+import { signHead, type AnchorOps } from '../../core/anchor.js';
+import { runSync } from '../../core/use-case.js';
 import type { Timestamp, Witness } from '../../evidence/export-line.js';
-import { signTreeHead } from '../../evidence/tree-head.js';
-import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
+import {
+  anchorValues,
+  timestampOf,
+  toStoredHead,
+  witnessOf,
+  type AnchorRow,
+  type TimestampRow,
+  type WitnessRow,
+} from '../rows/anchor.js';
 import type { AnchorBacklog, AnchorRepo, HeadSigner, StoredHead } from '../evidence-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { readLogState } from './log-state.js';
 import { writeTransaction } from './write-lock.js';
 
+/**
+ * Anchoring's reads and writes (core/anchor.ts decides): the journal's state with the head
+ * stored at its size, and the new head, inserted only where no head is stored at its size.
+ */
+export function anchorOps(db: Db): AnchorOps {
+  return {
+    journalHead: (tenantId) => {
+      const state = readLogState(db, tenantId);
+      if (state === undefined) return undefined;
+      const row = prep(db, 'SELECT * FROM anchors WHERE tenant_id = ? AND tree_size = ?').get(
+        tenantId,
+        state.size,
+      ) as AnchorRow | undefined;
+      return { state, signed: row && toStoredHead(row) };
+    },
+    insertHead: (anchor) =>
+      prep(
+        db,
+        `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, tree_size) DO NOTHING`,
+      ).run(...anchorValues(anchor)).changes,
+  };
+}
+
 export class SqliteAnchors implements AnchorRepo {
-  constructor(private readonly db: Db) {}
+  private readonly ops: AnchorOps;
+
+  constructor(private readonly db: Db) {
+    this.ops = anchorOps(db);
+  }
 
   async signCurrent(
     tenantId: string,
@@ -18,40 +52,7 @@ export class SqliteAnchors implements AnchorRepo {
     signedAt: string,
   ): Promise<{ anchor: StoredHead; created: boolean }> {
     // IMMEDIATE: the size read and the head written are one step, so no append slips between.
-    const tx = this.db.transaction(() => {
-      const state = readLogState(this.db, tenantId);
-      if (state === undefined || state.size === 0) {
-        throw new SvcError(
-          'conflict',
-          `the journal of tenant ${tenantId} is empty: there is no head to sign`,
-        );
-      }
-      const unsigned = logHead(tenantId, state, signedAt, sha256);
-      const stored = prep(this.db, 'SELECT * FROM anchors WHERE tenant_id = ? AND tree_size = ?').get(
-        tenantId,
-        state.size,
-      ) as AnchorRow | undefined;
-      if (stored !== undefined) {
-        if (stored.root_hash !== unsigned.root_hash) {
-          // The journal no longer matches what was signed at this size: never sign over that.
-          throw new SvcError(
-            'internal',
-            `the journal of tenant ${tenantId} no longer matches its signed head at size ${state.size}`,
-          );
-        }
-        return { anchor: toStoredHead(stored), created: false };
-      }
-      const head = signTreeHead(unsigned, signer.sign);
-      prep(
-        this.db,
-        `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
-         VALUES (?, ?, ?, ?, ?, ?, 'ed25519')`,
-      ).run(tenantId, head.tree_size, head.root_hash, head.signed_at, head.signature, signer.keyId);
-      return {
-        anchor: { tenantId, head, keyId: signer.keyId, algorithm: 'ed25519' as const },
-        created: true,
-      };
-    });
+    const tx = this.db.transaction(() => runSync(signHead(tenantId, signer, signedAt), this.ops));
     try {
       return await writeTransaction(this.db, tx);
     } catch (err) {
@@ -121,21 +122,6 @@ export class SqliteAnchors implements AnchorRepo {
   }
 }
 
-interface TimestampRow {
-  authority: string;
-  digest: string;
-  time: string;
-  token: string | null;
-  noop: number;
-}
-
-interface WitnessRow {
-  witness_id: string;
-  public_key: string;
-  signature: string;
-  signed_at: string;
-}
-
 /** The head with the timestamp and cosignatures recorded for it (two small indexed reads). */
 export function withAttestations(db: Db, stored: StoredHead): StoredHead {
   const size = stored.head.tree_size;
@@ -149,22 +135,7 @@ export function withAttestations(db: Db, stored: StoredHead): StoredHead {
      WHERE tenant_id = ? AND tree_size = ? ORDER BY witness_id`,
   ).all(stored.tenantId, size) as WitnessRow[];
   const out: StoredHead = { ...stored };
-  if (t !== undefined) {
-    out.timestamp = {
-      authority: t.authority,
-      digest: t.digest,
-      time: t.time,
-      ...(t.token !== null ? { token: t.token } : {}),
-      ...(t.noop === 1 ? { noop: true } : {}),
-    };
-  }
-  if (witnesses.length > 0) {
-    out.witnesses = witnesses.map((w) => ({
-      witness_id: w.witness_id,
-      ...(w.public_key !== '' ? { public_key: w.public_key } : {}),
-      signature: w.signature,
-      signed_at: w.signed_at,
-    }));
-  }
+  if (t !== undefined) out.timestamp = timestampOf(t);
+  if (witnesses.length > 0) out.witnesses = witnesses.map(witnessOf);
   return out;
 }

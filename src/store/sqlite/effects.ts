@@ -1,15 +1,7 @@
 import type { Actor } from '../../core/actor.js';
-import { effectRecord, type EffectSubject } from '../../core/records/effect-record.js';
-import { receiptOf } from '../../core/records/sealed-receipt.js';
-import {
-  checkPresentable,
-  grantEffectSubject,
-  observationSubject,
-  ownGrant,
-  presentedGrant,
-  type GrantRow,
-  type IntentToObserveRow,
-} from '../rows/effect.js';
+import { observe, presentGrant, recordGrantEffect, type EffectOps } from '../../core/effect.js';
+import { runSync } from '../../core/use-case.js';
+import { intentToObserve, storedGrant, type GrantRow, type IntentToObserveRow } from '../rows/effect.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import type { EffectStore, PresentedGrant, ReportedEffect } from '../effect-ports.js';
 import { storeError, type Db } from './database.js';
@@ -26,31 +18,51 @@ export const INTENT_TO_OBSERVE_SQL = `SELECT i.id, i.task_id, i.actor_id, i.capa
   FROM intents i LEFT JOIN capabilities c ON c.tenant_id = i.tenant_id AND c.name = i.capability
   WHERE i.tenant_id = ? AND i.id = ?`;
 
+/** The reads and writes of grants and observed effects (core/effect.ts decides). */
+export function effectOps(db: Db): EffectOps {
+  const journal = new JournalWriter(db);
+  const q = {
+    grant: db.prepare<[string, string], GrantRow>(
+      `SELECT g.*, i.action, c.tier FROM grants g
+       JOIN intents i ON i.tenant_id = g.tenant_id AND i.id = g.intent_id
+       LEFT JOIN capabilities c ON c.tenant_id = g.tenant_id AND c.name = g.capability
+       WHERE g.tenant_id = ? AND g.id = ?`,
+    ),
+    present: db.prepare(
+      'UPDATE grants SET presented_by = ?, presented_at = ? WHERE tenant_id = ? AND id = ? AND presented_by IS NULL',
+    ),
+    effected: db.prepare(
+      `UPDATE grants SET effect_recorded_at = ?
+       WHERE tenant_id = ? AND id = ? AND presented_by = ? AND effect_recorded_at IS NULL`,
+    ),
+    intent: db.prepare<[string, string], IntentToObserveRow>(INTENT_TO_OBSERVE_SQL),
+  };
+  return {
+    grant: (tenantId, grantId) => {
+      const g = q.grant.get(tenantId, grantId);
+      return g && storedGrant(g);
+    },
+    intentToObserve: (tenantId, intentId) => {
+      const i = q.intent.get(tenantId, intentId);
+      return i && intentToObserve(i);
+    },
+    markPresented: (tenantId, grantId, presentedBy, at) =>
+      q.present.run(presentedBy, at, tenantId, grantId).changes,
+    markEffectRecorded: (tenantId, grantId, presentedBy, at) =>
+      q.effected.run(at, tenantId, grantId, presentedBy).changes,
+    append: (record, at) => journal.append(record, at),
+  };
+}
+
 /** Grants and observed effects: each state change and its journal record in one transaction. */
 export class SqliteEffects implements EffectStore {
-  private readonly journal: JournalWriter;
-  private readonly q;
+  private readonly ops: EffectOps;
 
   constructor(
     private readonly db: Db,
     private readonly clock: () => Date,
   ) {
-    this.journal = new JournalWriter(db);
-    this.q = {
-      grant: db.prepare(
-        `SELECT g.*, i.action, c.tier FROM grants g
-         JOIN intents i ON i.tenant_id = g.tenant_id AND i.id = g.intent_id
-         LEFT JOIN capabilities c ON c.tenant_id = g.tenant_id AND c.name = g.capability
-         WHERE g.tenant_id = ? AND g.id = ?`,
-      ),
-      present: db.prepare(
-        'UPDATE grants SET presented_by = ?, presented_at = ? WHERE tenant_id = ? AND id = ? AND presented_by IS NULL',
-      ),
-      effected: db.prepare(
-        'UPDATE grants SET effect_recorded_at = ? WHERE tenant_id = ? AND id = ? AND effect_recorded_at IS NULL',
-      ),
-      intent: db.prepare(INTENT_TO_OBSERVE_SQL),
-    };
+    this.ops = effectOps(db);
   }
 
   private async tx<T>(fn: () => T): Promise<T> {
@@ -62,14 +74,7 @@ export class SqliteEffects implements EffectStore {
   }
 
   async presentGrant(tenantId: string, grantId: string, caller: Actor): Promise<PresentedGrant> {
-    return this.tx(() => {
-      const now = this.clock();
-      const g = this.ownGrant(tenantId, grantId, caller);
-      checkPresentable(g, grantId, now);
-      const at = now.toISOString();
-      this.q.present.run(caller.id, at, tenantId, grantId);
-      return presentedGrant(g, grantId, caller, at);
-    });
+    return this.tx(() => runSync(presentGrant(tenantId, grantId, caller, this.clock), this.ops));
   }
 
   async recordGrantEffect(
@@ -78,13 +83,7 @@ export class SqliteEffects implements EffectStore {
     caller: Actor,
     effect: ReportedEffect,
   ): Promise<SealedReceipt> {
-    return this.tx(() => {
-      const g = this.ownGrant(tenantId, grantId, caller);
-      const on = grantEffectSubject(g, grantId, caller);
-      const at = this.clock().toISOString();
-      this.q.effected.run(at, tenantId, grantId);
-      return this.seal('grant_effect', tenantId, caller, on, effect, at);
-    });
+    return this.tx(() => runSync(recordGrantEffect(tenantId, grantId, caller, effect, this.clock), this.ops));
   }
 
   async observe(
@@ -93,26 +92,6 @@ export class SqliteEffects implements EffectStore {
     caller: Actor,
     effect: ReportedEffect,
   ): Promise<SealedReceipt> {
-    return this.tx(() => {
-      const i = this.q.intent.get(tenantId, intentId) as IntentToObserveRow | undefined;
-      const on = observationSubject(i, intentId, caller);
-      return this.seal('observation', tenantId, caller, on, effect, this.clock().toISOString());
-    });
-  }
-
-  private ownGrant(tenantId: string, grantId: string, caller: Actor): GrantRow {
-    return ownGrant(this.q.grant.get(tenantId, grantId) as GrantRow | undefined, grantId, caller);
-  }
-
-  private seal(
-    kind: 'grant_effect' | 'observation',
-    tenantId: string,
-    caller: Actor,
-    on: EffectSubject,
-    effect: ReportedEffect,
-    at: string,
-  ): SealedReceipt {
-    const record = effectRecord({ kind, tenantId, actorId: caller.id, on, effect, at });
-    return receiptOf(record, this.journal.append(record, at));
+    return this.tx(() => runSync(observe(tenantId, intentId, caller, effect, this.clock), this.ops));
   }
 }

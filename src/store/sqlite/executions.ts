@@ -1,7 +1,7 @@
-import { executionRecord } from '../../core/records/execution-record.js';
-import { receiptOf } from '../../core/records/sealed-receipt.js';
+import { finishExecution, sealInterrupted, type ExecutionOps } from '../../core/execution.js';
+import { runSync } from '../../core/use-case.js';
 import type { SealedReceipt } from '../decision-ports.js';
-import { checkFinishable, executionSubject, INTERRUPTED, type ExecutionRow } from '../rows/execution.js';
+import { storedExecution, type ExecutionRow } from '../rows/execution.js';
 import type { ExecutionOutcome, ExecutionStore } from '../integration-ports.js';
 import { CommitQueue } from './commit-queue.js';
 import { ownerAlive, thisProcess, type ExecutionOwner } from './execution-owner.js';
@@ -12,10 +12,29 @@ import { writeTransaction } from './write-lock.js';
 /** Whose call it is: a pending call of a live daemon is not interrupted. */
 type Row = ExecutionRow & { owner_pid: number | null; owner_instance: string | null };
 
+/** The reads and writes of an execution's outcome (core/execution.ts decides). */
+export function executionOps(db: Db): ExecutionOps {
+  const journal = new JournalWriter(db);
+  const one = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE tenant_id = ? AND id = ?');
+  const finish = db.prepare(
+    `UPDATE executions SET state = @state, status = @status, effect_id = @effectId, digest = @digest,
+       receipt_id = @receiptId, finished_at = @at WHERE tenant_id = @tenantId AND id = @id AND state = @expected`,
+  );
+  return {
+    execution: (tenantId, executionId) => {
+      const row = one.get(tenantId, executionId);
+      return row && storedExecution(row);
+    },
+    finish: (tenantId, id, expected, f) => finish.run({ ...f, tenantId, id, expected }).changes,
+    append: (record, at) => journal.append(record, at),
+  };
+}
+
 /** Brokered executions after their decision: the provider's outcome and its journal record. */
 export class SqliteExecutions implements ExecutionStore {
-  private readonly journal: JournalWriter;
   private readonly q;
+  /** the reads and writes core/execution.ts asks for */
+  private readonly ops: ExecutionOps;
 
   constructor(
     private readonly db: Db,
@@ -25,15 +44,10 @@ export class SqliteExecutions implements ExecutionStore {
     /** this process: its own pending calls, and other live daemons', are not interrupted */
     private readonly owner: ExecutionOwner = thisProcess(),
   ) {
-    this.journal = new JournalWriter(db);
     this.q = {
-      one: db.prepare<[string, string], Row>('SELECT * FROM executions WHERE tenant_id = ? AND id = ?'),
       pending: db.prepare<[], Row>("SELECT * FROM executions WHERE state = 'pending' ORDER BY created_at"),
-      finish: db.prepare(
-        `UPDATE executions SET state = @state, status = @status, effect_id = @effect_id, digest = @digest,
-           receipt_id = @receipt_id, finished_at = @at WHERE tenant_id = @tenant_id AND id = @id`,
-      ),
     };
+    this.ops = executionOps(db);
   }
 
   finish(
@@ -41,10 +55,7 @@ export class SqliteExecutions implements ExecutionStore {
     executionId: string,
     o: ExecutionOutcome & { sentDigest: string | null },
   ): Promise<SealedReceipt> {
-    return this.queue.submit(() => {
-      const row = this.q.one.get(tenantId, executionId);
-      return this.seal(checkFinishable(row, executionId), o, { sent_digest: o.sentDigest, recovered: false });
-    });
+    return this.queue.submit(() => runSync(finishExecution(tenantId, executionId, o, this.clock), this.ops));
   }
 
   async markInterrupted(): Promise<number> {
@@ -52,26 +63,8 @@ export class SqliteExecutions implements ExecutionStore {
       const rows = this.q.pending
         .all()
         .filter((row) => !ownerAlive(this.owner, { pid: row.owner_pid, instance: row.owner_instance }));
-      for (const row of rows) {
-        this.seal(row, INTERRUPTED, { recovered: true });
-      }
+      for (const row of rows) runSync(sealInterrupted(storedExecution(row), this.clock), this.ops);
       return rows.length;
     });
-  }
-
-  private seal(row: ExecutionRow, o: ExecutionOutcome, extra: Record<string, unknown>): SealedReceipt {
-    const at = this.clock().toISOString();
-    const record = executionRecord(executionSubject(row), o, extra, at);
-    this.q.finish.run({
-      state: o.outcome,
-      status: o.status,
-      effect_id: o.effectId,
-      digest: o.digest,
-      receipt_id: record.receiptId,
-      at,
-      tenant_id: row.tenant_id,
-      id: row.id,
-    });
-    return receiptOf(record, this.journal.append(record, at));
   }
 }

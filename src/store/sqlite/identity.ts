@@ -1,5 +1,5 @@
 import type { Actor } from '../../core/actor.js';
-import { toActor, type ActorRow } from '../rows/actor.js';
+import { actorCollision, actorValues, toActor, type ActorRow } from '../rows/actor.js';
 import type { ActorRepo, NewTenant, Tenant, TenantRepo } from '../ports.js';
 import { prep, storeError, type Db } from './database.js';
 import { insertKey } from './keys.js';
@@ -12,18 +12,7 @@ function insertActor(db: Db, a: Actor): void {
     `INSERT INTO actors (tenant_id, id, kind, roles, manager_id, cert_subject, display_name, chat_user_id,
        collab_user_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    a.tenantId,
-    a.id,
-    a.kind,
-    JSON.stringify(a.roles),
-    a.managerId,
-    a.certSubject,
-    a.displayName,
-    a.chatUserId ?? null,
-    a.collabUserId ?? null,
-    a.createdAt,
-  );
+  ).run(...actorValues(a));
 }
 
 export class SqliteTenants implements TenantRepo {
@@ -68,18 +57,7 @@ export class SqliteActors implements ActorRepo {
     try {
       await writeTransaction(this.db, () => insertActor(this.db, actor));
     } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
-      const message = (err as Error).message ?? '';
-      const what = !code.startsWith('SQLITE_CONSTRAINT_UNIQUE')
-        ? `actor ${actor.id} in tenant ${actor.tenantId}`
-        : message.includes('chat_user_id')
-          ? `an actor with chat user id ${actor.chatUserId ?? ''} in tenant ${actor.tenantId}`
-          : message.includes('collab_user_id')
-            ? `an actor with collaboration user id ${actor.collabUserId ?? ''} in tenant ${actor.tenantId}`
-            : actor.certSubject !== null
-              ? `an actor with id ${actor.id} or certificate subject ${actor.certSubject.replaceAll('\n', ', ')}`
-              : `actor ${actor.id} in tenant ${actor.tenantId}`;
-      throw storeError(err, what);
+      throw storeError(err, actorCollision(actor, collidedIndex(err)));
     }
   }
 
@@ -101,4 +79,16 @@ export class SqliteActors implements ActorRepo {
       ActorRow | undefined;
     return r && toActor(r);
   }
+}
+
+/** The unique index an insert hit, as SQLite's message names its columns. */
+function collidedIndex(err: unknown): Parameters<typeof actorCollision>[1] {
+  const code = (err as { code?: string }).code ?? '';
+  if (!code.startsWith('SQLITE_CONSTRAINT_UNIQUE')) return undefined;
+  const message = (err as Error).message ?? '';
+  return message.includes('chat_user_id')
+    ? 'chat_user'
+    : message.includes('collab_user_id')
+      ? 'collab_user'
+      : 'key';
 }

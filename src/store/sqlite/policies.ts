@@ -1,51 +1,45 @@
-import type Database from 'better-sqlite3';
+import { setPolicy, type PolicyOps } from '../../core/policy-version.js';
+import { runSync } from '../../core/use-case.js';
 import type { PolicyRecord, PolicyRepo } from '../registry-ports.js';
+import { toPolicyRecord, type PolicyRow } from '../rows/policy.js';
 import { storeError, type Db } from './database.js';
 import { writeTransaction } from './write-lock.js';
 
-interface PolicyRow {
-  tenant_id: string;
-  version: number;
-  text: string;
-  updated_at: string;
-}
-
-function toRecord(r: PolicyRow): PolicyRecord {
-  return { tenantId: r.tenant_id, version: r.version, text: r.text, updatedAt: r.updated_at };
+/** The reads and writes of a policy change (core/policy-version.ts decides). */
+export function policyOps(db: Db): PolicyOps {
+  const select = db.prepare<[string], PolicyRow>('SELECT * FROM policies WHERE tenant_id = ?');
+  const insert = db.prepare(
+    'INSERT INTO policies (tenant_id, version, text, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id) DO NOTHING',
+  );
+  const update = db.prepare(
+    'UPDATE policies SET version = ?, text = ?, updated_at = ? WHERE tenant_id = ? AND version = ?',
+  );
+  // The daemon caches the compiled policy per tenant under this number.
+  const bump = db.prepare('UPDATE tenants SET registry_version = registry_version + 1 WHERE id = ?');
+  return {
+    policy: (tenantId) => {
+      const r = select.get(tenantId);
+      return r && toPolicyRecord(r);
+    },
+    insertPolicy: (r) => insert.run(r.tenantId, r.version, r.text, r.updatedAt).changes,
+    updatePolicy: (r, expected) => update.run(r.version, r.text, r.updatedAt, r.tenantId, expected).changes,
+    bumpRegistry: (tenantId) => void bump.run(tenantId),
+  };
 }
 
 export class SqlitePolicies implements PolicyRepo {
-  private readonly select: Database.Statement<[string], PolicyRow>;
-  private readonly upsert: Database.Statement<[string, number, string, string]>;
-  private readonly bump: Database.Statement<[string]>;
+  private readonly ops: PolicyOps;
 
   constructor(private readonly db: Db) {
-    this.select = db.prepare<[string], PolicyRow>('SELECT * FROM policies WHERE tenant_id = ?');
-    this.upsert = db.prepare<[string, number, string, string]>(
-      `INSERT INTO policies (tenant_id, version, text, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version, text = excluded.text,
-         updated_at = excluded.updated_at`,
-    );
-    // The daemon caches the compiled policy per tenant under this number.
-    this.bump = db.prepare<[string]>(
-      'UPDATE tenants SET registry_version = registry_version + 1 WHERE id = ?',
-    );
+    this.ops = policyOps(db);
   }
 
   async get(tenantId: string): Promise<PolicyRecord | undefined> {
-    const r = this.select.get(tenantId);
-    return r && toRecord(r);
+    return this.ops.policy(tenantId);
   }
 
   async set(tenantId: string, text: string, at: string): Promise<PolicyRecord> {
-    const tx = this.db.transaction((): PolicyRecord => {
-      const found = this.select.get(tenantId);
-      if (found !== undefined && found.text === text) return toRecord(found);
-      const record: PolicyRecord = { tenantId, version: (found?.version ?? 0) + 1, text, updatedAt: at };
-      this.upsert.run(tenantId, record.version, text, at);
-      this.bump.run(tenantId);
-      return record;
-    });
+    const tx = this.db.transaction(() => runSync(setPolicy(tenantId, text, at), this.ops));
     try {
       return await writeTransaction(this.db, tx);
     } catch (err) {

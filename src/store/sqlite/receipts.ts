@@ -1,7 +1,8 @@
 import type { Actor } from '../../core/actor.js';
-import { SvcError } from '../../core/errors.js';
 import { readsWholeTenant } from '../../core/readers.js';
 import type { PublishedReceipt } from '../../core/receipt.js';
+import { receiptList, type ReceiptListOps } from '../../core/receipt-list.js';
+import { runSync } from '../../core/use-case.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import type { EntryLine } from '../../evidence/export-line.js';
 import type { Db } from './database.js';
@@ -38,6 +39,8 @@ export const RECEIPTS_BY_TASK_SQL = `SELECT ${COLUMNS} FROM journal j
 
 export class SqliteReceipts implements Receipts {
   private readonly q;
+  /** the reads core/receipt-list.ts asks for */
+  private readonly ops: ReceiptListOps;
 
   constructor(db: Db) {
     this.q = {
@@ -61,6 +64,21 @@ export class SqliteReceipts implements Receipts {
         )
         .pluck(),
     };
+    const q = this.q;
+    this.ops = {
+      taskExists: (tenantId, taskId) => q.task.get(tenantId, taskId) === 1,
+      page: (viewer, page, taskId) => {
+        const params: PageParams = {
+          tenant: viewer.tenantId,
+          all: readsWholeTenant(viewer) ? 1 : 0,
+          viewer: viewer.id,
+          after: page.after ?? 0,
+          limit: page.limit + 1,
+        };
+        const rows = taskId === undefined ? q.page.all(params) : q.byTask.all({ ...params, task: taskId });
+        return keysetPage(rows, page.limit, publish, (r) => r.sequence);
+      },
+    };
   }
 
   async list(
@@ -68,22 +86,7 @@ export class SqliteReceipts implements Receipts {
     page: Keyset<number>,
     filter: { taskId?: string },
   ): Promise<KeysetPage<PublishedReceipt, number>> {
-    // An unknown task is an error, not an empty page: reconciliation must not read a typo as "nothing happened".
-    if (filter.taskId !== undefined && this.q.task.get(viewer.tenantId, filter.taskId) !== 1) {
-      throw new SvcError('not_found', 'no such task');
-    }
-    const params: PageParams = {
-      tenant: viewer.tenantId,
-      all: readsWholeTenant(viewer) ? 1 : 0,
-      viewer: viewer.id,
-      after: page.after ?? 0,
-      limit: page.limit + 1,
-    };
-    const rows =
-      filter.taskId === undefined
-        ? this.q.page.all(params)
-        : this.q.byTask.all({ ...params, task: filter.taskId });
-    return keysetPage(rows, page.limit, publish, (r) => r.sequence);
+    return runSync(receiptList(viewer, page, filter), this.ops);
   }
 
   async get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined> {
