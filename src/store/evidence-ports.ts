@@ -1,7 +1,7 @@
 import type { HeadSigner, StoredHead } from '../core/anchor.js';
 import type { RedactionRequest, RedactionResult } from '../core/redaction.js';
 import type { ExportItem } from '../evidence/export-writer.js';
-import type { Timestamp, Tombstone, Witness } from '../evidence/export-line.js';
+import type { Timestamp, Witness } from '../evidence/export-line.js';
 
 // Anchoring is a use case of core (core/anchor.ts): its head and signer types live there.
 export type { HeadSigner, StoredHead } from '../core/anchor.js';
