@@ -130,10 +130,14 @@ export async function peerComparison({ seconds, runs, baseline }) {
       const round = {};
       round.bare = await load(bareUrl, { seconds, requests: [bareRequest] });
       if (cerbosUrl) round.cerbos = await load(cerbosUrl, { seconds, requests: [cerbosRequest] });
+      // The baseline goes before this build on odd rounds, after it on even ones: neither
+      // always follows the same neighbour, so order does not favour one.
+      const baseFirst = baseUrl !== undefined && i % 2 === 1;
+      if (baseFirst) round.base = await load(baseUrl, { seconds, requests: [baseRequest] });
       const cpu = mainThreadCpu(daemon.pid);
       round.svc = await load(svcUrl, { seconds, requests: [svcRequest] });
       round.svcCpuUs = perDecisionUs(cpuSince(cpu, mainThreadCpu(daemon.pid)), round.svc.total);
-      if (baseUrl) round.base = await load(baseUrl, { seconds, requests: [baseRequest] });
+      if (baseUrl && !baseFirst) round.base = await load(baseUrl, { seconds, requests: [baseRequest] });
       rounds.push(round);
     }
     const of = (who, what) => spread(rounds.map((r) => r[who][what]));
