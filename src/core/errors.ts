@@ -86,6 +86,9 @@ export const EXTENSION_CODES = {
   task_not_draft: 'conflict',
   task_used: 'conflict',
   unknown_capability: 'conflict',
+  // a journal that does not match its signed head, or a backup file that is not the one its manifest names
+  journal_corrupt: 'unavailable',
+  backup_mismatch: 'unavailable',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ExtensionCode = keyof typeof EXTENSION_CODES;

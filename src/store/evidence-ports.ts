@@ -64,7 +64,16 @@ export interface JournalSnapshot {
   anchorKeyIds(size: number): Awaitable<string[]>;
   /** Entries 1..size with their anchors, in file order, a page at a time; `skipAnchorAt` leaves one head out. */
   items(size: number, opts: { skipAnchorAt?: number }): AsyncIterable<ExportItem[]>;
+  /** Entries 1..size as stored: the full record and the record_hash that commits to it, a page at a time. */
+  records(size: number): AsyncIterable<StoredRecord[]>;
   close(): Awaitable<void>;
+}
+
+/** One journal row's full internal record (JSON text) and its stored record_hash (hex). */
+export interface StoredRecord {
+  sequence: number;
+  record: string;
+  recordHash: string;
 }
 
 export interface JournalExports {

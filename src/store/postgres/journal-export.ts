@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { anchorLine, type ExportItem } from '../../evidence/export-writer.js';
-import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
+import type { JournalExports, JournalSnapshot, StoredRecord } from '../evidence-ports.js';
 import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
 import { entryLineOf, type EntryRow } from '../rows/journal-entry.js';
 import { withAttestations } from './anchors.js';
@@ -85,6 +85,29 @@ class PgJournalSnapshot implements JournalSnapshot {
       }
     } finally {
       if (!this.closed) await this.client.query('CLOSE entries').catch(() => undefined);
+    }
+  }
+
+  async *records(size: number): AsyncGenerator<StoredRecord[]> {
+    await this.client.query(
+      `DECLARE records NO SCROLL CURSOR FOR
+         SELECT sequence, record, record_hash FROM journal WHERE tenant_id = $1 AND sequence <= $2 ORDER BY sequence`,
+      [this.tenantId, size],
+    );
+    try {
+      for (;;) {
+        const { rows } = await this.client.query<{ sequence: string; record: string; record_hash: string }>(
+          `FETCH ${PAGE} FROM records`,
+        );
+        if (rows.length === 0) return;
+        yield rows.map((r) => ({
+          sequence: Number(r.sequence),
+          record: r.record,
+          recordHash: r.record_hash,
+        }));
+      }
+    } finally {
+      if (!this.closed) await this.client.query('CLOSE records').catch(() => undefined);
     }
   }
 

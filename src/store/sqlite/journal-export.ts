@@ -1,5 +1,5 @@
 import { anchorLine, lineText, type ExportItem } from '../../evidence/export-writer.js';
-import type { JournalExports, JournalSnapshot } from '../evidence-ports.js';
+import type { JournalExports, JournalSnapshot, StoredRecord } from '../evidence-ports.js';
 import { toStoredHead, type AnchorRow } from '../rows/anchor.js';
 import { entryLineOf, type EntryRow } from '../rows/journal-entry.js';
 import { withAttestations } from './anchors.js';
@@ -129,6 +129,24 @@ class SqliteJournalSnapshot implements JournalSnapshot {
         }
       }
       yield batch;
+    }
+  }
+
+  async *records(size: number): AsyncGenerator<StoredRecord[]> {
+    const page = this.db.prepare(
+      `SELECT sequence, record, record_hash FROM journal
+       WHERE tenant_id = ? AND sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ${PAGE}`,
+    );
+    let after = 0;
+    while (after < size) {
+      const rows = page.all(this.tenantId, after, size) as {
+        sequence: number;
+        record: string;
+        record_hash: string;
+      }[];
+      if (rows.length === 0) return;
+      yield rows.map((r) => ({ sequence: r.sequence, record: r.record, recordHash: r.record_hash }));
+      after = rows.at(-1)!.sequence;
     }
   }
 
