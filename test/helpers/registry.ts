@@ -65,3 +65,11 @@ export async function register(
     });
   }
 }
+
+/** The registry a guarded-write test decides in: bot holds crm.read and acts on task t1 of tenant acme. */
+export const registerBotReader = (store: Store): Promise<void> =>
+  register(store, 'acme', {
+    caps: [capability('acme', 'crm.read')],
+    grants: [['bot', 'crm.read']],
+    tasks: [{ id: 't1', sponsor: 'alice', budget: 100_000_000n, actors: ['bot'] }],
+  });
