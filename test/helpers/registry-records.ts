@@ -1,3 +1,4 @@
+import type { Actor } from '../../src/core/actor.js';
 import type { Capability } from '../../src/core/capability.js';
 import type { Task } from '../../src/core/task.js';
 
@@ -47,6 +48,21 @@ export function taskRecord(tenantId: string, id: string, at: string, o: Partial<
     actors: ['bot'],
     createdAt: at,
     closedAt: null,
+    ...o,
+  };
+}
+
+/** A human of `tenantId` with no roles, manager, certificate or display name, added at `at`. */
+export function actorRecord(tenantId: string, id: string, at: string, o: Partial<Actor> = {}): Actor {
+  return {
+    tenantId,
+    id,
+    kind: 'human',
+    roles: [],
+    managerId: null,
+    certSubject: null,
+    displayName: null,
+    createdAt: at,
     ...o,
   };
 }

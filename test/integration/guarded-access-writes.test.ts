@@ -29,6 +29,7 @@ import { writeTransaction } from '../../src/store/sqlite/write-lock.js';
 import { contractAdapters, type StoreHarness } from '../contract/harness.js';
 import { human, newTenant, T0 } from '../contract/cases/fixtures.js';
 import { beforeOp, thrown } from '../helpers/op-race.js';
+import { capabilityRecord } from '../helpers/registry-records.js';
 
 /**
  * The guarded writes of the access, constraints and key use cases on real databases: another
@@ -94,22 +95,13 @@ function raced<P extends Operations<P>, R>(
   });
 }
 
-const capability: Capability = {
-  tenantId: 'acme',
-  name: 'crm.write',
+const capability: Capability = capabilityRecord('acme', 'crm.write', T0, {
   tier: 2,
-  irreversible: false,
-  custody: 'grant',
   actions: ['write'],
   costMicros: 0n,
   requestable: true,
-  approvers: [],
   owners: ['owner'],
-  surfaceId: null,
-  operation: null,
-  createdAt: T0,
-  updatedAt: T0,
-};
+});
 const people = {
   alice: human('acme', 'alice'),
   owner: human('acme', 'owner', { roles: [] }),

@@ -12,7 +12,7 @@ import type { Store } from '../../../src/store/ports.js';
 import { decisionRequest, type RequestSpec } from '../../helpers/decision-request.js';
 import type { StoreHarness } from '../harness.js';
 import { tenantWith } from './fixtures.js';
-import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
+import { actorRecord, capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
@@ -21,16 +21,7 @@ const T3 = '2026-01-04T00:00:00.000Z';
 const DAY_S = 24 * 3600;
 
 function actor(tenantId: string, id: string, kind: Actor['kind'], roles: Actor['roles'] = []): Actor {
-  return {
-    tenantId,
-    id,
-    kind,
-    roles,
-    managerId: null,
-    certSubject: null,
-    displayName: null,
-    createdAt: T0,
-  };
+  return actorRecord(tenantId, id, T0, { kind, roles });
 }
 
 function capability(tenantId: string, name: string, o: Partial<Capability> = {}): Capability {
