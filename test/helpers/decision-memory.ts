@@ -8,6 +8,7 @@ import type { SurfaceState } from '../../src/core/decision/surface.js';
 import type { DecisionWrites } from '../../src/core/decision/writes.js';
 import type { Micros } from '../../src/core/money.js';
 import type { Task } from '../../src/core/task.js';
+import { capabilityRecord, taskRecord } from './registry-records.js';
 
 /**
  * A tenant's decision state held in memory, and the `DecisionOps` that read it the way the
@@ -55,41 +56,11 @@ export const alice: Actor = {
 export const bot: Actor = { ...alice, id: 'bot', kind: 'agent', roles: [], managerId: 'alice' };
 
 export function capability(name: string, o: Partial<Capability> = {}): Capability {
-  return {
-    tenantId: 'acme',
-    name,
-    tier: 1,
-    irreversible: false,
-    custody: 'grant',
-    actions: ['write'],
-    costMicros: 1_000_000n,
-    requestable: false,
-    approvers: [],
-    owners: [],
-    surfaceId: null,
-    operation: null,
-    createdAt: AT,
-    updatedAt: AT,
-    ...o,
-  };
+  return capabilityRecord('acme', name, AT, { actions: ['write'], ...o });
 }
 
 export function task(id: string, o: Partial<Task> = {}): Task {
-  return {
-    tenantId: 'acme',
-    id,
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: id,
-    budgetMicros: 100_000_000n,
-    reservedMicros: 0n,
-    actors: ['bot'],
-    createdAt: AT,
-    closedAt: null,
-    ...o,
-  };
+  return taskRecord('acme', id, AT, o);
 }
 
 export const PERMIT_ALL = 'permit (principal, action, resource);';

@@ -1,17 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { signHead, type AnchorOps } from '../../src/core/anchor.js';
-import { SvcError } from '../../src/core/errors.js';
-import { runAsync, runSync, type Async } from '../../src/core/use-case.js';
+import { describe, expect, it } from 'vitest';
+import { signHead } from '../../src/core/anchor.js';
+import { runAsync, runSync } from '../../src/core/use-case.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { anchorOpsIn } from '../../src/store/postgres/anchors.js';
-import { lockTenant } from '../../src/store/postgres/locks.js';
-import type { PgStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/ports.js';
 import { anchorOps } from '../../src/store/sqlite/anchors.js';
-import { fixture, type Fixture } from '../helpers/fixture.js';
-import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
+import type { Fixture } from '../helpers/fixture.js';
+import { expectConflict, inTenant, pgDb, raceStores } from '../helpers/guard-race.js';
+import { beforeOp, thrown } from '../helpers/op-race.js';
+import { pgAvailable } from '../helpers/postgres.js';
 import { decide } from '../helpers/real-export.js';
-import { capability, register } from '../helpers/registry.js';
+import { registerBotReader } from '../helpers/registry.js';
 
 /**
  * Anchoring inserts a head only where none is stored at its size, and must insert one row.
@@ -22,11 +21,7 @@ import { capability, register } from '../helpers/registry.js';
 const server = await pgAvailable();
 
 async function journalOfTwo(f: Fixture<Store>): Promise<void> {
-  await register(f.store, 'acme', {
-    caps: [capability('acme', 'crm.read')],
-    grants: [['bot', 'crm.read']],
-    tasks: [{ id: 't1', sponsor: 'alice', budget: 100_000_000n, actors: ['bot'] }],
-  });
+  await registerBotReader(f.store);
   const bot = await f.token('acme', 'bot');
   for (const step of ['s1', 's2']) expect(await decide(f as Fixture, bot, step)).toBe(200);
 }
@@ -37,90 +32,55 @@ async function racingHead(f: Fixture<Store>): Promise<unknown[]> {
   return ['acme', 2, 'ab'.repeat(32), '2026-06-01T12:00:01.000Z', 'c2lnbmF0dXJl', key!.keyId, 'ed25519'];
 }
 
-const refusal = (err: unknown) => {
-  expect(err).toBeInstanceOf(SvcError);
-  expect(err).toMatchObject({
-    kind: 'conflict',
-    message:
-      'the head of tenant acme at size 2 changed 0 rows, not one: the state it was decided on no longer holds; retry',
-  });
-};
+const refusal = (err: unknown) => expectConflict(err, 'the head of tenant acme at size 2');
 
 describe('anchoring a head that another writer stored first', () => {
-  let f: Fixture<Store> | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await f?.close();
-    await drop?.();
-    f = drop = undefined;
-  });
+  const stores = raceStores();
 
   it('sqlite: fails with a coded conflict and rolls back', async () => {
-    const sqlite = await fixture();
-    f = sqlite;
+    const sqlite = await stores.sqlite();
     await journalOfTwo(sqlite);
     const signer = await new Keyring(sqlite.dir, sqlite.store).signer('acme');
     const row = await racingHead(sqlite);
-    const ops = anchorOps(sqlite.store.db);
     // The single writer admits no second connection mid-transaction: the racer writes on this one.
-    const raced: AnchorOps = {
-      ...ops,
-      insertHead: (anchor) => {
-        sqlite.store.db
-          .prepare(
-            `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
+    const raced = beforeOp(anchorOps(sqlite.store.db), 'insertHead', () =>
+      sqlite.store.db
+        .prepare(
+          `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(...row);
-        return ops.insertHead(anchor);
-      },
-    };
+        )
+        .run(...row),
+    );
     const sign = sqlite.store.db.transaction(() =>
       runSync(signHead('acme', signer, '2026-06-01T12:00:02.000Z'), raced),
     );
-    let err: unknown;
-    try {
-      sign.immediate();
-    } catch (e) {
-      err = e;
-    }
-    refusal(err);
+    refusal(await thrown(() => sign.immediate()));
     expect(await sqlite.store.anchors.list('acme')).toEqual([]);
   });
 
   it.skipIf('skip' in server)(
     'postgres: fails with a coded conflict; the other replica’s head stands',
     async () => {
-      const fresh = await freshDatabase();
-      drop = fresh.drop;
-      const pg = await fixture({ postgres: fresh.url });
-      f = pg;
+      const pg = await stores.postgres();
       await journalOfTwo(pg);
       const signer = await new Keyring(pg.dir, pg.store).signer('acme');
       const row = await racingHead(pg);
-      const db = (pg.store as PgStore).db;
-      let err: unknown;
-      try {
-        await db.tx(async (tx) => {
-          await lockTenant(tx, 'acme');
-          const ops = anchorOpsIn(tx);
-          const raced: Async<AnchorOps> = {
-            ...ops,
+      const db = pgDb(pg);
+      const err = await thrown(() =>
+        inTenant(pg, anchorOpsIn, (ops) =>
+          runAsync(
+            signHead('acme', signer, '2026-06-01T12:00:02.000Z'),
             // Another connection (a replica that skipped the lock) commits a head at this size first.
-            insertHead: async (anchor) => {
-              await db.query(
+            beforeOp(ops, 'insertHead', () =>
+              db.query(
                 `INSERT INTO anchors (tenant_id, tree_size, root_hash, signed_at, signature, key_id, algorithm)
                VALUES ($1, $2, $3, $4, $5, $6, $7)`,
                 row,
-              );
-              return ops.insertHead(anchor);
-            },
-          };
-          return runAsync(signHead('acme', signer, '2026-06-01T12:00:02.000Z'), raced);
-        });
-      } catch (e) {
-        err = e;
-      }
+              ),
+            ),
+          ),
+        ),
+      );
       refusal(err);
       const heads = await pg.store.anchors.list('acme');
       expect(heads.map((h) => [h.head.tree_size, h.head.root_hash, h.head.signed_at])).toEqual([

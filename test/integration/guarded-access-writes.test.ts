@@ -29,6 +29,7 @@ import { writeTransaction } from '../../src/store/sqlite/write-lock.js';
 import { contractAdapters, type StoreHarness } from '../contract/harness.js';
 import { human, newTenant, T0 } from '../contract/cases/fixtures.js';
 import { beforeOp, thrown } from '../helpers/op-race.js';
+import { capabilityRecord, taskRecord } from '../helpers/registry-records.js';
 
 /**
  * The guarded writes of the access, constraints and key use cases on real databases: another
@@ -94,22 +95,13 @@ function raced<P extends Operations<P>, R>(
   });
 }
 
-const capability: Capability = {
-  tenantId: 'acme',
-  name: 'crm.write',
+const capability: Capability = capabilityRecord('acme', 'crm.write', T0, {
   tier: 2,
-  irreversible: false,
-  custody: 'grant',
   actions: ['write'],
   costMicros: 0n,
   requestable: true,
-  approvers: [],
   owners: ['owner'],
-  surfaceId: null,
-  operation: null,
-  createdAt: T0,
-  updatedAt: T0,
-};
+});
 const people = {
   alice: human('acme', 'alice'),
   owner: human('acme', 'owner', { roles: [] }),
@@ -152,12 +144,23 @@ for (const adapter of await contractAdapters()) {
     });
     const receipts = async (store: Store) =>
       (await store.receipts.list(people.alice, { limit: 100 }, {})).items.length;
+    /**
+     * Tenant acme with bot's approved access, and the error `run` fails with on it (its use case
+     * raced); `journalUnmoved` asserts that no receipt was added since.
+     */
+    const racedOnApproved = async (
+      run: (ids: { requestId: string; entitlementId: string }, store: Store) => Promise<unknown>,
+    ) => {
+      const store = await h().open();
+      const ids = await approvedAccess(store);
+      const before = await receipts(store);
+      const err = await thrown(() => run(ids, store));
+      const journalUnmoved = async () => expect(await receipts(store)).toBe(before);
+      return { store, ...ids, err, journalUnmoved };
+    };
 
     it('a request withdrawn under a use case that read it approved: conflict, its entitlement untouched', async () => {
-      const store = await h().open();
-      const { requestId, entitlementId } = await approvedAccess(store);
-      const before = await receipts(store);
-      const err = await thrown(() =>
+      const { store, entitlementId, err, journalUnmoved } = await racedOnApproved(({ requestId }, store) =>
         raced(adapter.name, store, OPS.access, requestWithdrawal(people.bot, requestId, null, AT), [
           'revokeRequest',
           `UPDATE access_requests SET status = 'revoked' WHERE id = ?`,
@@ -168,19 +171,17 @@ for (const adapter of await contractAdapters()) {
       expect(await store.entitlements.get(people.alice, entitlementId, AT)).toMatchObject({
         status: 'active',
       });
-      expect(await receipts(store)).toBe(before);
+      await journalUnmoved();
     });
 
     it('an entitlement revoked under a withdrawal that read it live: conflict, the request stays approved', async () => {
-      const store = await h().open();
-      const { requestId, entitlementId } = await approvedAccess(store);
-      const before = await receipts(store);
-      const err = await thrown(() =>
-        raced(adapter.name, store, OPS.access, requestWithdrawal(people.bot, requestId, null, AT), [
-          'revokeEntitlement',
-          'UPDATE entitlements SET revoked_at = ? WHERE id = ?',
-          [AT.toISOString(), entitlementId],
-        ]),
+      const { store, requestId, err, journalUnmoved } = await racedOnApproved(
+        ({ requestId, entitlementId }, store) =>
+          raced(adapter.name, store, OPS.access, requestWithdrawal(people.bot, requestId, null, AT), [
+            'revokeEntitlement',
+            'UPDATE entitlements SET revoked_at = ? WHERE id = ?',
+            [AT.toISOString(), entitlementId],
+          ]),
       );
       expect(err).toMatchObject({
         code: 'conflict',
@@ -189,14 +190,11 @@ for (const adapter of await contractAdapters()) {
       expect(await store.accessRequests.get(people.alice, requestId, AT)).toMatchObject({
         status: 'approved',
       });
-      expect(await receipts(store)).toBe(before);
+      await journalUnmoved();
     });
 
     it('an entitlement revoked under a revocation that read it live: conflict, nothing recorded', async () => {
-      const store = await h().open();
-      const { requestId, entitlementId } = await approvedAccess(store);
-      const before = await receipts(store);
-      const err = await thrown(() =>
+      const { store, requestId, err, journalUnmoved } = await racedOnApproved(({ entitlementId }, store) =>
         raced(
           adapter.name,
           store,
@@ -213,21 +211,19 @@ for (const adapter of await contractAdapters()) {
       expect(await store.accessRequests.get(people.alice, requestId, AT)).toMatchObject({
         status: 'approved',
       });
-      expect(await receipts(store)).toBe(before);
+      await journalUnmoved();
     });
 
     it('the request withdrawn under an entitlement revocation: conflict, the entitlement stays active', async () => {
-      const store = await h().open();
-      const { requestId, entitlementId } = await approvedAccess(store);
-      const before = await receipts(store);
-      const err = await thrown(() =>
-        raced(
-          adapter.name,
-          store,
-          OPS.entitlements,
-          entitlementRevocation(people.owner, entitlementId, null, AT),
-          ['revokeRequest', `UPDATE access_requests SET status = 'revoked' WHERE id = ?`, [requestId]],
-        ),
+      const { store, entitlementId, err, journalUnmoved } = await racedOnApproved(
+        ({ requestId, entitlementId }, store) =>
+          raced(
+            adapter.name,
+            store,
+            OPS.entitlements,
+            entitlementRevocation(people.owner, entitlementId, null, AT),
+            ['revokeRequest', `UPDATE access_requests SET status = 'revoked' WHERE id = ?`, [requestId]],
+          ),
       );
       expect(err).toMatchObject({
         code: 'conflict',
@@ -236,26 +232,16 @@ for (const adapter of await contractAdapters()) {
       expect(await store.entitlements.get(people.alice, entitlementId, AT)).toMatchObject({
         status: 'active',
       });
-      expect(await receipts(store)).toBe(before);
+      await journalUnmoved();
     });
 
     it('a plan installed under an installation that read the root bare: conflict, the other plan stays', async () => {
       const store = await h().open();
       await store.tenants.create(newTenant('acme'));
-      await store.tasks.create({
-        tenantId: 'acme',
-        id: 'root',
-        title: null,
-        sponsorId: 'alice',
-        status: 'draft',
-        parentId: null,
-        rootId: 'root',
-        budgetMicros: 0n,
-        reservedMicros: 0n,
-        actors: [],
-        createdAt: T0,
-        closedAt: null,
-      });
+      await store.tasks.create(
+        taskRecord('acme', 'root', T0, { status: 'draft', budgetMicros: 0n, actors: [] }),
+      );
+
       const err = await thrown(() =>
         raced(
           adapter.name,

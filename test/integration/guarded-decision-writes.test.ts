@@ -23,7 +23,9 @@ import { SqliteManagerCards } from '../../src/store/sqlite/manager-cards.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import { contractAdapters, type StoreHarness } from '../contract/harness.js';
 import { human, T0 } from '../contract/cases/fixtures.js';
+import { beforeOp } from '../helpers/op-race.js';
 import { request } from '../helpers/pg-seed.js';
+import { capabilityRecord, taskRecord } from '../helpers/registry-records.js';
 
 /** Runs `race` just before the guarded write of each decision. */
 class RacedSqliteApprovals extends SqliteApprovals {
@@ -34,8 +36,7 @@ class RacedSqliteApprovals extends SqliteApprovals {
     super(db);
   }
   protected override decisionOps() {
-    const ops = super.decisionOps();
-    return { ...ops, decide: (...w: Parameters<typeof ops.decide>) => (this.race(), ops.decide(...w)) };
+    return beforeOp(super.decisionOps(), 'decide', this.race);
   }
 }
 
@@ -47,8 +48,7 @@ class RacedSqliteManagerCards extends SqliteManagerCards {
     super(db);
   }
   protected override decisionOps() {
-    const ops = super.decisionOps();
-    return { ...ops, decide: (...w: Parameters<typeof ops.decide>) => (this.race(), ops.decide(...w)) };
+    return beforeOp(super.decisionOps(), 'decide', this.race);
   }
 }
 
@@ -60,14 +60,7 @@ class RacedPgApprovals extends PgApprovals {
     super(db);
   }
   protected override decisionOpsIn(tx: PgTx) {
-    const ops = super.decisionOpsIn(tx);
-    return {
-      ...ops,
-      decide: async (...w: Parameters<typeof ops.decide>) => {
-        await this.race();
-        return ops.decide(...w);
-      },
-    };
+    return beforeOp(super.decisionOpsIn(tx), 'decide', this.race);
   }
 }
 
@@ -79,14 +72,7 @@ class RacedPgManagerCards extends PgManagerCards {
     super(db);
   }
   protected override decisionOpsIn(tx: PgTx) {
-    const ops = super.decisionOpsIn(tx);
-    return {
-      ...ops,
-      decide: async (...w: Parameters<typeof ops.decide>) => {
-        await this.race();
-        return ops.decide(...w);
-      },
-    };
+    return beforeOp(super.decisionOpsIn(tx), 'decide', this.race);
   }
 }
 
@@ -139,22 +125,16 @@ async function provision(store: Store): Promise<void> {
     ['payments.send', 4, true, false],
     ['crm.write', 2, false, true],
   ] as const) {
-    await store.capabilities.put({
-      tenantId: 'acme',
-      name,
-      tier,
-      irreversible,
-      custody: 'grant',
-      actions: ['write'],
-      costMicros: 0n,
-      requestable,
-      approvers: [],
-      owners: ['owner'],
-      surfaceId: null,
-      operation: null,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    await store.capabilities.put(
+      capabilityRecord('acme', name, T0, {
+        tier,
+        irreversible,
+        actions: ['write'],
+        costMicros: 0n,
+        requestable,
+        owners: ['owner'],
+      }),
+    );
   }
   await store.permissions.grant({
     tenantId: 'acme',
@@ -163,20 +143,7 @@ async function provision(store: Store): Promise<void> {
     grantedAt: T0,
   });
   await store.policies.set('acme', 'permit (principal, action, resource);', T0);
-  await store.tasks.create({
-    tenantId: 'acme',
-    id: 'pay',
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: 'pay',
-    budgetMicros: 10n ** 9n,
-    reservedMicros: 0n,
-    actors: ['bot'],
-    createdAt: T0,
-    closedAt: null,
-  });
+  await store.tasks.create(taskRecord('acme', 'pay', T0, { budgetMicros: 10n ** 9n }));
 }
 
 const sequences = async (store: Store) =>

@@ -21,6 +21,7 @@ import { writeTransaction } from '../../src/store/sqlite/write-lock.js';
 import { AT, seed } from '../helpers/pg-seed.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { taskRecord } from '../helpers/registry-records.js';
 
 /** A statement with `?` placeholders: another writer's change, or a read of what stayed. */
 type Sql = [sql: string, ...params: unknown[]];
@@ -151,21 +152,7 @@ async function postgres(): Promise<Adapter> {
 }
 
 function task(id: string, over: Partial<Task> = {}): Task {
-  return {
-    tenantId: 'acme',
-    id,
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: id,
-    budgetMicros: 10_000_000n,
-    reservedMicros: 0n,
-    actors: [],
-    createdAt: AT,
-    closedAt: null,
-    ...over,
-  };
+  return taskRecord('acme', id, AT, { budgetMicros: 10_000_000n, actors: [], ...over });
 }
 
 async function conflict(p: Promise<unknown>): Promise<string> {

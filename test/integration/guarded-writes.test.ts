@@ -22,6 +22,7 @@ import { SqliteDecisions } from '../../src/store/sqlite/decisions.js';
 import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { bot, request } from '../helpers/pg-seed.js';
+import { capabilityRecord, taskRecord } from '../helpers/registry-records.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 
 const rules = { policy: new PolicyCache(), constraints: admits };
@@ -30,22 +31,9 @@ const server = await pgAvailable();
 /** Registers an irreversible tier-4 capability for bot (so a request defers) and a task. */
 async function provision(f: Fixture<Store>): Promise<void> {
   const at = f.now.value.toISOString();
-  await f.store.capabilities.put({
-    tenantId: 'acme',
-    name: 'payments.send',
-    tier: 4,
-    irreversible: true,
-    custody: 'grant',
-    actions: ['write'],
-    costMicros: 1_000_000n,
-    requestable: false,
-    approvers: [],
-    owners: [],
-    surfaceId: null,
-    operation: null,
-    createdAt: at,
-    updatedAt: at,
-  });
+  await f.store.capabilities.put(
+    capabilityRecord('acme', 'payments.send', at, { tier: 4, irreversible: true, actions: ['write'] }),
+  );
   await f.store.permissions.grant({
     tenantId: 'acme',
     actorId: 'bot',
@@ -53,20 +41,7 @@ async function provision(f: Fixture<Store>): Promise<void> {
     grantedAt: at,
   });
   await f.store.policies.set('acme', 'permit (principal, action, resource);', at);
-  await f.store.tasks.create({
-    tenantId: 'acme',
-    id: 'pay',
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: 'pay',
-    budgetMicros: 10_000_000n,
-    reservedMicros: 0n,
-    actors: ['bot'],
-    createdAt: at,
-    closedAt: null,
-  });
+  await f.store.tasks.create(taskRecord('acme', 'pay', at, { budgetMicros: 10_000_000n }));
 }
 
 /** A deferral of `step`, approved by alice: the resume is next. */

@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/core/actor.js';
-import { SvcError } from '../../src/core/errors.js';
-import { revokeSurface, rotateSurface, type SurfaceOps } from '../../src/core/surface-change.js';
-import { runAsync, runSync, type Async } from '../../src/core/use-case.js';
-import { lockTenant } from '../../src/store/postgres/locks.js';
-import type { PgStore } from '../../src/store/postgres/store.js';
+import { revokeSurface, rotateSurface } from '../../src/core/surface-change.js';
+import { runAsync, runSync } from '../../src/core/use-case.js';
 import { surfaceOpsIn } from '../../src/store/postgres/surfaces.js';
-import type { Store } from '../../src/store/ports.js';
 import { surfaceOps } from '../../src/store/sqlite/surfaces.js';
-import { fixture, type Fixture } from '../helpers/fixture.js';
-import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
+import { expectConflict, inTenant, pgDb, raceStores } from '../helpers/guard-race.js';
+import { beforeOp, thrown } from '../helpers/op-race.js';
+import { pgAvailable } from '../helpers/postgres.js';
 
 /**
  * A surface change writes only on the state it was decided on (no row yet, or the row it
@@ -22,40 +19,17 @@ const racer = ['acme', 'crm', 'env:RACER', '[]', 'active', null, null, 'alice', 
 const INSERT = `INSERT INTO surface_states (tenant_id, surface_id, credential_ref, retired_refs, status, rotated_at,
   revoked_at, updated_by, updated_at)`;
 
-const conflict = (err: unknown) => {
-  expect(err).toBeInstanceOf(SvcError);
-  expect(err).toMatchObject({
-    kind: 'conflict',
-    message:
-      'the state of surface crm changed 0 rows, not one: the state it was decided on no longer holds; retry',
-  });
-};
-
-async function failure(fn: () => unknown): Promise<unknown> {
-  try {
-    await fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the change to fail');
-}
+const conflict = (err: unknown) => expectConflict(err, 'the state of surface crm');
 
 describe('a surface that another writer changed between the read and the write', () => {
-  let f: Fixture<Store> | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await f?.close();
-    await drop?.();
-    f = drop = undefined;
-  });
+  const stores = raceStores();
   const rotate = (clock: () => Date, alice: Actor) =>
     rotateSurface('acme', 'crm', { documentRef: 'env:CRM', next: 'env:CRM_2', actor: alice }, clock);
   const revoke = (clock: () => Date, alice: Actor) =>
     revokeSurface('acme', 'crm', { documentRef: 'env:CRM', actor: alice }, clock);
 
   it('sqlite: a first state and a changed one both fail with a coded conflict and roll back', async () => {
-    const sqlite = await fixture();
-    f = sqlite;
+    const sqlite = await stores.sqlite();
     const db = sqlite.store.db;
     const alice = (await sqlite.store.actors.get('acme', 'alice'))!;
     const clock = () => sqlite.now.value;
@@ -63,15 +37,11 @@ describe('a surface that another writer changed between the read and the write',
     const journaled = () =>
       db.prepare("SELECT count(*) FROM journal WHERE kind = 'integration_op'").pluck().get();
     // The single writer admits no second connection mid-transaction: the racer writes on this one.
-    const racedInsert: SurfaceOps = {
-      ...ops,
-      insertSurface: (s) => {
-        db.prepare(`${INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...racer);
-        return ops.insertSurface(s);
-      },
-    };
+    const racedInsert = beforeOp(ops, 'insertSurface', () =>
+      db.prepare(`${INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(...racer),
+    );
     conflict(
-      await failure(() => db.transaction(() => runSync(rotate(clock, alice), racedInsert)).immediate()),
+      await thrown(() => db.transaction(() => runSync(rotate(clock, alice), racedInsert)).immediate()),
     );
     expect(await sqlite.store.surfaces.get('acme', 'crm')).toBeUndefined();
 
@@ -81,15 +51,11 @@ describe('a surface that another writer changed between the read and the write',
       actor: alice,
     });
     const before = await sqlite.store.surfaces.get('acme', 'crm');
-    const racedUpdate: SurfaceOps = {
-      ...ops,
-      updateSurface: (s, was) => {
-        db.prepare("UPDATE surface_states SET credential_ref = 'env:RACER' WHERE surface_id = 'crm'").run();
-        return ops.updateSurface(s, was);
-      },
-    };
+    const racedUpdate = beforeOp(ops, 'updateSurface', () =>
+      db.prepare("UPDATE surface_states SET credential_ref = 'env:RACER' WHERE surface_id = 'crm'").run(),
+    );
     conflict(
-      await failure(() => db.transaction(() => runSync(revoke(clock, alice), racedUpdate)).immediate()),
+      await thrown(() => db.transaction(() => runSync(revoke(clock, alice), racedUpdate)).immediate()),
     );
     expect(await sqlite.store.surfaces.get('acme', 'crm')).toEqual(before);
     expect(journaled()).toBe(1);
@@ -98,47 +64,35 @@ describe('a surface that another writer changed between the read and the write',
   it.skipIf('skip' in server)(
     'postgres: a first state and a changed one both fail with a coded conflict',
     async () => {
-      const fresh = await freshDatabase();
-      drop = fresh.drop;
-      const pg = await fixture({ postgres: fresh.url });
-      f = pg;
-      const db = (pg.store as PgStore).db;
+      const pg = await stores.postgres();
+      const db = pgDb(pg);
       const alice = (await pg.store.actors.get('acme', 'alice'))!;
       const clock = () => pg.now.value;
-      const inTenant = <T>(fn: (ops: Async<SurfaceOps>) => Promise<T>) =>
-        db.tx(async (tx) => {
-          await lockTenant(tx, 'acme');
-          return fn(surfaceOpsIn(tx));
-        });
 
       // Another connection (a replica that skipped the lock) commits its change first.
       conflict(
-        await failure(() =>
-          inTenant((ops) =>
-            runAsync(rotate(clock, alice), {
-              ...ops,
-              insertSurface: async (s) => {
-                await db.query(`${INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, racer);
-                return ops.insertSurface(s);
-              },
-            }),
+        await thrown(() =>
+          inTenant(pg, surfaceOpsIn, (ops) =>
+            runAsync(
+              rotate(clock, alice),
+              beforeOp(ops, 'insertSurface', () =>
+                db.query(`${INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, racer),
+              ),
+            ),
           ),
         ),
       );
       expect(await pg.store.surfaces.get('acme', 'crm')).toMatchObject({ credentialRef: 'env:RACER' });
 
       conflict(
-        await failure(() =>
-          inTenant((ops) =>
-            runAsync(revoke(clock, alice), {
-              ...ops,
-              updateSurface: async (s, was) => {
-                await db.query(
-                  "UPDATE surface_states SET credential_ref = 'env:OTHER' WHERE surface_id = 'crm'",
-                );
-                return ops.updateSurface(s, was);
-              },
-            }),
+        await thrown(() =>
+          inTenant(pg, surfaceOpsIn, (ops) =>
+            runAsync(
+              revoke(clock, alice),
+              beforeOp(ops, 'updateSurface', () =>
+                db.query("UPDATE surface_states SET credential_ref = 'env:OTHER' WHERE surface_id = 'crm'"),
+              ),
+            ),
           ),
         ),
       );

@@ -1,15 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { SvcError } from '../../src/core/errors.js';
-import { saveTheme, type ThemeOps, type ThemeSave } from '../../src/core/theme/revision.js';
+import { describe, expect, it } from 'vitest';
+import { saveTheme, type ThemeSave } from '../../src/core/theme/revision.js';
 import { defaultTheme } from '../../src/core/theme/theme.js';
 import { runAsync, runSync } from '../../src/core/use-case.js';
-import { lockTenant } from '../../src/store/postgres/locks.js';
-import type { PgStore } from '../../src/store/postgres/store.js';
 import { themeOpsIn } from '../../src/store/postgres/themes.js';
 import type { Store } from '../../src/store/ports.js';
 import { themeOps } from '../../src/store/sqlite/themes.js';
-import { fixture, type Fixture } from '../helpers/fixture.js';
-import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
+import type { Fixture } from '../helpers/fixture.js';
+import { expectConflict, inTenant, pgDb, raceStores } from '../helpers/guard-race.js';
+import { thrown } from '../helpers/op-race.js';
+import { pgAvailable } from '../helpers/postgres.js';
 
 /**
  * A theme revision is inserted only where its number is free, and must insert one row.
@@ -20,31 +19,11 @@ import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 const server = await pgAvailable();
 const THEME = JSON.stringify(defaultTheme('light'));
 
-const conflict = (err: unknown, revision: number) => {
-  expect(err).toBeInstanceOf(SvcError);
-  expect(err).toMatchObject({
-    kind: 'conflict',
-    message: `revision ${revision} of tenant acme's theme changed 0 rows, not one: the state it was decided on no longer holds; retry`,
-  });
-};
-
-async function failure(fn: () => unknown): Promise<unknown> {
-  try {
-    await fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the save to fail');
-}
+const conflict = (err: unknown, revision: number) =>
+  expectConflict(err, `revision ${revision} of tenant acme's theme`);
 
 describe('a theme revision another writer saved between the read and the insert', () => {
-  let f: Fixture<Store> | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await f?.close();
-    await drop?.();
-    f = drop = undefined;
-  });
+  const stores = raceStores();
   const input = (f: Fixture<Store>, expected: number): ThemeSave => ({
     tenantId: 'acme',
     theme: defaultTheme('dark'),
@@ -55,13 +34,12 @@ describe('a theme revision another writer saved between the read and the insert'
   });
 
   it('sqlite: fails with a coded conflict and rolls back', async () => {
-    const sqlite = await fixture();
-    f = sqlite;
+    const sqlite = await stores.sqlite();
     const db = sqlite.store.db;
     const before = (await sqlite.store.themes.current('acme'))?.revision ?? 0;
     const ops = themeOps(db);
     // The single writer admits no second connection mid-transaction: the racer writes on this one.
-    const raced: ThemeOps = {
+    const raced: typeof ops = {
       ...ops,
       insertRevision: (r) => {
         db.prepare(
@@ -70,7 +48,7 @@ describe('a theme revision another writer saved between the read and the insert'
         return ops.insertRevision(r);
       },
     };
-    const err = await failure(() =>
+    const err = await thrown(() =>
       db.transaction(() => runSync(saveTheme(input(sqlite, before)), raced)).immediate(),
     );
     conflict(err, before + 1);
@@ -80,18 +58,13 @@ describe('a theme revision another writer saved between the read and the insert'
   it.skipIf('skip' in server)(
     'postgres: fails with a coded conflict; the other writer’s revision stands',
     async () => {
-      const fresh = await freshDatabase();
-      drop = fresh.drop;
-      const pg = await fixture({ postgres: fresh.url });
-      f = pg;
-      const db = (pg.store as PgStore).db;
+      const pg = await stores.postgres();
+      const db = pgDb(pg);
       const before = (await pg.store.themes.current('acme'))?.revision ?? 0;
-      const err = await failure(() =>
-        db.tx(async (tx) => {
-          await lockTenant(tx, 'acme');
-          const ops = themeOpsIn(tx);
+      const err = await thrown(() =>
+        inTenant(pg, themeOpsIn, (ops) =>
           // Another connection (a replica that skipped the lock) commits the same revision first.
-          return runAsync(saveTheme(input(pg, before)), {
+          runAsync(saveTheme(input(pg, before)), {
             ...ops,
             insertRevision: async (r) => {
               await db.query(
@@ -100,8 +73,8 @@ describe('a theme revision another writer saved between the read and the insert'
               );
               return ops.insertRevision(r);
             },
-          });
-        }),
+          }),
+        ),
       );
       conflict(err, before + 1);
       expect(await pg.store.themes.current('acme')).toMatchObject({ revision: before + 1, createdBy: 'bob' });

@@ -4,42 +4,24 @@ import type { Capability } from '../../../src/core/capability.js';
 import type { Store } from '../../../src/store/ports.js';
 import type { StoreHarness } from '../harness.js';
 import { tenantWith } from './fixtures.js';
+import { actorRecord, capabilityRecord } from '../../helpers/registry-records.js';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const later = (s: number) => new Date(T0.getTime() + s * 1000);
 
 function actor(tenantId: string, id: string, kind: Actor['kind'], o: Partial<Actor> = {}): Actor {
-  return {
-    tenantId,
-    id,
-    kind,
-    roles: [],
-    managerId: null,
-    certSubject: null,
-    displayName: null,
-    createdAt: T0.toISOString(),
-    ...o,
-  };
+  return actorRecord(tenantId, id, T0.toISOString(), { kind, ...o });
 }
 
 function capability(tenantId: string, name: string, o: Partial<Capability> = {}): Capability {
-  return {
-    tenantId,
-    name,
+  return capabilityRecord(tenantId, name, T0.toISOString(), {
     tier: 2,
-    irreversible: false,
-    custody: 'grant',
     actions: ['write'],
     costMicros: 0n,
     requestable: true,
-    approvers: [],
     owners: ['owner'],
-    surfaceId: null,
-    operation: null,
-    createdAt: T0.toISOString(),
-    updatedAt: T0.toISOString(),
     ...o,
-  };
+  });
 }
 
 async function failure(p: Promise<unknown>): Promise<{ code?: string }> {

@@ -11,6 +11,7 @@ import type { Store } from '../../../src/store/ports.js';
 import type { StoreHarness } from '../harness.js';
 import type { DecisionRequest } from '../../../src/core/decision/request.js';
 import { request } from '../../helpers/pg-seed.js';
+import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 import { human, T0 } from './fixtures.js';
 
 type SealedDecision = Extract<Sealed, { kind: 'sealed' }>;
@@ -33,22 +34,9 @@ async function provision(store: Store): Promise<void> {
     ['crm.paid', 1, false, 10_000n],
     ['payments.send', 4, true, 1_000_000n],
   ] as const) {
-    await store.capabilities.put({
-      tenantId: 'acme',
-      name,
-      tier,
-      irreversible,
-      custody: 'grant',
-      actions: ['write'],
-      costMicros,
-      requestable: false,
-      approvers: [],
-      owners: [],
-      surfaceId: null,
-      operation: null,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    await store.capabilities.put(
+      capabilityRecord('acme', name, T0, { tier, irreversible, actions: ['write'], costMicros }),
+    );
     await store.permissions.grant({ tenantId: 'acme', actorId: 'bot', capability: name, grantedAt: T0 });
   }
   await store.policies.set('acme', 'permit (principal, action, resource);', T0);
@@ -56,20 +44,7 @@ async function provision(store: Store): Promise<void> {
     ['keys', 10n ** 12n],
     ['small', 100_000n],
   ] as const) {
-    await store.tasks.create({
-      tenantId: 'acme',
-      id,
-      title: null,
-      sponsorId: 'alice',
-      status: 'active',
-      parentId: null,
-      rootId: id,
-      budgetMicros,
-      reservedMicros: 0n,
-      actors: ['bot'],
-      createdAt: T0,
-      closedAt: null,
-    });
+    await store.tasks.create(taskRecord('acme', id, T0, { budgetMicros }));
   }
 }
 

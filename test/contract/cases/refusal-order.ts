@@ -12,6 +12,7 @@ import { decisionRequest, type RequestSpec } from '../../helpers/decision-reques
 import { ORDER_CASES, type OrderCaseId } from '../../helpers/refusal-order.js';
 import type { StoreHarness } from '../harness.js';
 import { human, T0, tenantWith } from './fixtures.js';
+import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 
 const DAY_MS = 24 * 3_600_000;
 const PERMIT = 'permit (principal, action, resource);';
@@ -157,41 +158,11 @@ async function deferThenDecide(s: Store, t: Tenant, decision: 'approve' | 'deny'
 }
 
 function capability(tenantId: string, name: string, o: Partial<Capability> = {}): Capability {
-  return {
-    tenantId,
-    name,
-    tier: 1,
-    irreversible: false,
-    custody: 'grant',
-    actions: ['write'],
-    costMicros: 1_000_000n,
-    requestable: false,
-    approvers: [],
-    owners: [],
-    surfaceId: null,
-    operation: null,
-    createdAt: T0,
-    updatedAt: T0,
-    ...o,
-  };
+  return capabilityRecord(tenantId, name, T0, { actions: ['write'], ...o });
 }
 
 function task(tenantId: string, id: string, o: Partial<Task> = {}): Task {
-  return {
-    tenantId,
-    id,
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: id,
-    budgetMicros: 100_000_000n,
-    reservedMicros: 0n,
-    actors: ['bot'],
-    createdAt: T0,
-    closedAt: null,
-    ...o,
-  };
+  return taskRecord(tenantId, id, T0, o);
 }
 
 /** DecisionStore.decide: when two refusals apply, the same one wins on every adapter as in core's table. */

@@ -12,6 +12,7 @@ import type { Store } from '../../../src/store/ports.js';
 import { decisionRequest, type RequestSpec } from '../../helpers/decision-request.js';
 import type { StoreHarness } from '../harness.js';
 import { tenantWith } from './fixtures.js';
+import { actorRecord, capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
@@ -20,54 +21,21 @@ const T3 = '2026-01-04T00:00:00.000Z';
 const DAY_S = 24 * 3600;
 
 function actor(tenantId: string, id: string, kind: Actor['kind'], roles: Actor['roles'] = []): Actor {
-  return {
-    tenantId,
-    id,
-    kind,
-    roles,
-    managerId: null,
-    certSubject: null,
-    displayName: null,
-    createdAt: T0,
-  };
+  return actorRecord(tenantId, id, T0, { kind, roles });
 }
 
 function capability(tenantId: string, name: string, o: Partial<Capability> = {}): Capability {
-  return {
-    tenantId,
-    name,
-    tier: 1,
-    irreversible: false,
-    custody: 'grant',
-    actions: ['read'],
-    costMicros: 1_000_000n,
-    requestable: false,
-    approvers: [],
-    owners: [],
-    surfaceId: null,
-    operation: null,
-    createdAt: T0,
-    updatedAt: T0,
-    ...o,
-  };
+  return capabilityRecord(tenantId, name, T0, o);
 }
 
 function task(tenantId: string, id: string, o: Partial<Task> = {}): Task {
-  return {
-    tenantId,
-    id,
-    title: null,
+  return taskRecord(tenantId, id, T0, {
     sponsorId: 'sponsor',
     status: 'draft',
-    parentId: null,
-    rootId: id,
     budgetMicros: 10_000_000n,
-    reservedMicros: 0n,
     actors: [],
-    createdAt: T0,
-    closedAt: null,
     ...o,
-  };
+  });
 }
 
 /** What a rejected promise was, so both adapters' errors compare by code. */

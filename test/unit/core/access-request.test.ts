@@ -11,21 +11,13 @@ import type { Actor } from '../../../src/core/actor.js';
 import type { AccessJournalInput } from '../../../src/core/records/access-record.js';
 import { runSync } from '../../../src/core/use-case.js';
 import { beforeOp, thrown } from '../../helpers/op-race.js';
+import { actorRecord } from '../../helpers/registry-records.js';
 
 const T0 = new Date('2026-06-01T12:00:00.000Z');
 const AT = T0.toISOString();
 
-const actor = (id: string, kind: Actor['kind'], o: Partial<Actor> = {}): Actor => ({
-  tenantId: 'acme',
-  id,
-  kind,
-  roles: [],
-  managerId: null,
-  certSubject: null,
-  displayName: null,
-  createdAt: AT,
-  ...o,
-});
+const actor = (id: string, kind: Actor['kind'], o: Partial<Actor> = {}): Actor =>
+  actorRecord('acme', id, AT, { kind, ...o });
 
 /**
  * One tenant in memory, answering the operations as the stores do: guarded revocations

@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signHead, type AnchorOps, type HeadSigner, type StoredHead } from '../../../src/core/anchor.js';
-import { SvcError } from '../../../src/core/errors.js';
 import { runSync } from '../../../src/core/use-case.js';
 import { encodeHex } from '../../../src/evidence/encoding.js';
 import type { LogState } from '../../../src/evidence/journal-entry.js';
@@ -9,6 +8,7 @@ import { MerkleFrontier } from '../../../src/evidence/merkle-frontier.js';
 import { treeHash } from '../../../src/evidence/merkle-tree.js';
 import { ed25519Signer, nodeCrypto, sha256 } from '../../../src/evidence/node-crypto.js';
 import { verifyTreeHead } from '../../../src/evidence/tree-head.js';
+import { codedError } from '../../helpers/coded-error.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const keys = generateKeyPairSync('ed25519');
@@ -37,16 +37,6 @@ function memory(state: LogState | undefined, heads: StoredHead[] = []) {
   };
   return { ops, inserted };
 }
-
-const failure = (fn: () => unknown): SvcError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('signHead: the anchoring use case, once for both stores', () => {
   it('signs the head over everything the journal holds and stores it once', () => {
@@ -77,7 +67,7 @@ describe('signHead: the anchoring use case, once for both stores', () => {
       { size: 0, chainHash: '00'.repeat(32), frontier: { size: 0, nodes: [] } },
     ]) {
       const { ops, inserted } = memory(state);
-      const err = failure(() => runSync(signHead('acme', signer, AT), ops));
+      const err = codedError(() => runSync(signHead('acme', signer, AT), ops));
       expect(err.kind).toBe('conflict');
       expect(err.message).toBe('the journal of tenant acme is empty: there is no head to sign');
       expect(inserted).toEqual([]);
@@ -88,7 +78,7 @@ describe('signHead: the anchoring use case, once for both stores', () => {
     const other = runSync(signHead('acme', signer, AT), memory(logOf(4)).ops).anchor;
     const forged: StoredHead = { ...other, head: { ...other.head, root_hash: 'ab'.repeat(32) } };
     const { ops, inserted } = memory(logOf(4), [forged]);
-    const err = failure(() => runSync(signHead('acme', signer, AT), ops));
+    const err = codedError(() => runSync(signHead('acme', signer, AT), ops));
     expect(err.kind).toBe('internal');
     expect(err.message).toBe('the journal of tenant acme no longer matches its signed head at size 4');
     expect(inserted).toEqual([]);
@@ -106,7 +96,7 @@ describe('signHead: the anchoring use case, once for both stores', () => {
         return ops.insertHead(anchor);
       },
     };
-    const err = failure(() => runSync(signHead('acme', signer, AT), raced));
+    const err = codedError(() => runSync(signHead('acme', signer, AT), raced));
     expect(err.kind).toBe('conflict');
     expect(err.message).toBe(
       'the head of tenant acme at size 2 changed 0 rows, not one: the state it was decided on no longer holds; retry',

@@ -9,6 +9,7 @@ import {
 } from '../../../src/core/approval-decision.js';
 import { runSync } from '../../../src/core/use-case.js';
 import type { JournalAppend } from '../../../src/evidence/journal-append.js';
+import { actorRecord } from '../../helpers/registry-records.js';
 
 /**
  * The approval decision without a database: an in-memory store answers the operations the
@@ -17,16 +18,8 @@ import type { JournalAppend } from '../../../src/evidence/journal-append.js';
 
 const at = new Date('2026-06-01T12:00:00.000Z');
 
-const actor = (id: string, kind: Actor['kind'], roles: Actor['roles'] = []): Actor => ({
-  tenantId: 'acme',
-  id,
-  kind,
-  roles,
-  managerId: null,
-  certSubject: null,
-  displayName: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-});
+const actor = (id: string, kind: Actor['kind'], roles: Actor['roles'] = []): Actor =>
+  actorRecord('acme', id, '2026-01-01T00:00:00.000Z', { kind, roles });
 
 const pending: ApprovalToDecide = {
   id: 'apr_1',

@@ -8,20 +8,13 @@ import {
 import type { Task } from '../../../src/core/task.js';
 import { runSync } from '../../../src/core/use-case.js';
 import { beforeOp, thrown } from '../../helpers/op-race.js';
+import { actorRecord } from '../../helpers/registry-records.js';
 
 const T0 = new Date('2026-06-01T12:00:00.000Z');
 const AT = T0.toISOString();
 
-const actor = (id: string, kind: Actor['kind'] = 'human', roles: Actor['roles'] = []): Actor => ({
-  tenantId: 'acme',
-  id,
-  kind,
-  roles,
-  managerId: null,
-  certSubject: null,
-  displayName: null,
-  createdAt: AT,
-});
+const actor = (id: string, kind: Actor['kind'] = 'human', roles: Actor['roles'] = []): Actor =>
+  actorRecord('acme', id, AT, { kind, roles });
 const people = {
   sponsor: actor('sponsor'),
   op: actor('op', 'human', ['operator']),

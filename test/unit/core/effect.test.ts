@@ -8,10 +8,11 @@ import {
   type IntentToObserve,
   type StoredGrant,
 } from '../../../src/core/effect.js';
-import { SvcError } from '../../../src/core/errors.js';
 import type { ReportedEffect } from '../../../src/core/records/effect-record.js';
-import { runSync, type UseCase } from '../../../src/core/use-case.js';
+import { runSync } from '../../../src/core/use-case.js';
 import type { JournalAppend } from '../../../src/evidence/journal-append.js';
+import { refusal } from '../../helpers/coded-error.js';
+import { appendTo } from '../../helpers/memory-journal.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const clock = () => NOW;
@@ -71,22 +72,9 @@ function memory(g: StoredGrant | undefined, i: IntentToObserve | undefined) {
       s.effectRecordedAt = at;
       return 1;
     },
-    append: (record) => {
-      state.appended.push(record);
-      return { sequence: state.appended.length, receiptId: record.receiptId, recordHash: 'h' };
-    },
+    append: appendTo(state.appended),
   };
   return { ops, state };
-}
-
-function refusal<R>(useCase: UseCase<EffectOps, R>, ops: EffectOps): SvcError {
-  try {
-    runSync(useCase, ops);
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('grants and observed effects: the use cases, once for both stores', () => {

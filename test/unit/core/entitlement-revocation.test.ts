@@ -9,20 +9,12 @@ import {
 import type { AccessJournalInput } from '../../../src/core/records/access-record.js';
 import { runSync } from '../../../src/core/use-case.js';
 import { beforeOp, thrown } from '../../helpers/op-race.js';
+import { actorRecord } from '../../helpers/registry-records.js';
 
 const T0 = new Date('2026-06-01T12:00:00.000Z');
 const AT = T0.toISOString();
 
-const actor = (id: string, roles: Actor['roles'] = []): Actor => ({
-  tenantId: 'acme',
-  id,
-  kind: 'human',
-  roles,
-  managerId: null,
-  certSubject: null,
-  displayName: null,
-  createdAt: AT,
-});
+const actor = (id: string, roles: Actor['roles'] = []): Actor => actorRecord('acme', id, AT, { roles });
 const people = {
   bot: actor('bot'),
   mgr: actor('mgr'),

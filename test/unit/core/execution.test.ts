@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../../src/core/errors.js';
 import {
   finishExecution,
   INTERRUPTED,
@@ -10,8 +9,10 @@ import {
   type StoredExecution,
 } from '../../../src/core/execution.js';
 import type { ExecutionOutcome } from '../../../src/core/records/execution-record.js';
-import { runSync, type UseCase } from '../../../src/core/use-case.js';
+import { runSync } from '../../../src/core/use-case.js';
 import type { JournalAppend } from '../../../src/evidence/journal-append.js';
+import { refusal } from '../../helpers/coded-error.js';
+import { appendTo } from '../../helpers/memory-journal.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const clock = () => NOW;
@@ -55,22 +56,9 @@ function memory(e: StoredExecution | undefined) {
       state.finished.push(f);
       return 1;
     },
-    append: (record) => {
-      state.appended.push(record);
-      return { sequence: state.appended.length, receiptId: record.receiptId, recordHash: 'h' };
-    },
+    append: appendTo(state.appended),
   };
   return { ops, state };
-}
-
-function refusal<R>(useCase: UseCase<ExecutionOps, R>, ops: ExecutionOps): SvcError {
-  try {
-    runSync(useCase, ops);
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe("an execution's outcome: the use case, once for both stores", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../../src/core/errors.js';
 import {
   consistencyProof,
   inclusionProof,
@@ -12,6 +11,7 @@ import { MerkleFrontier } from '../../../src/evidence/merkle-frontier.js';
 import type { CompletedSubtree } from '../../../src/evidence/merkle-subtrees.js';
 import * as reference from '../../../src/evidence/merkle-tree.js';
 import { sha256 } from '../../../src/evidence/node-crypto.js';
+import { codedError } from '../../helpers/coded-error.js';
 
 const leaves = (n: number) => Array.from({ length: n }, (_, i) => sha256(new Uint8Array([i, i >> 8])));
 
@@ -36,16 +36,6 @@ function memory(n: number) {
   };
   return { data, ops, hex, nodes, asked };
 }
-
-const failure = (fn: () => unknown): SvcError => {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('proofs: one use case over the stored subtrees, for both stores', () => {
   it('proves inclusion and consistency as the reference builds them from every leaf, in one read', () => {
@@ -75,7 +65,7 @@ describe('proofs: one use case over the stored subtrees, for both stores', () =>
       [memory(5), () => consistencyProof('acme', 2, 9), 9],
     ];
     for (const [{ ops, asked }, useCase, size] of cases) {
-      const err = failure(() => runSync(useCase(), ops));
+      const err = codedError(() => runSync(useCase(), ops));
       expect(err.kind).toBe('not_found');
       expect(err.message).toBe(`the journal of tenant acme holds fewer than ${size} entries`);
       expect(asked).toEqual([]);
@@ -85,13 +75,13 @@ describe('proofs: one use case over the stored subtrees, for both stores', () =>
   it('reports a subtree or a leaf the store lost, or holds malformed, as internal', () => {
     const lostNode = memory(8);
     lostNode.nodes.delete('2:1');
-    let err = failure(() => runSync(inclusionProof('acme', 1, 8), lostNode.ops));
+    let err = codedError(() => runSync(inclusionProof('acme', 1, 8), lostNode.ops));
     expect(err.kind).toBe('internal');
     expect(err.message).toBe('the journal of tenant acme has no Merkle subtree (2, 1)');
 
     const lostLeaf = memory(8);
     lostLeaf.hex[1] = 'ab'.repeat(31); // 31 bytes: not a leaf
-    err = failure(() => runSync(inclusionProof('acme', 1, 8), lostLeaf.ops));
+    err = codedError(() => runSync(inclusionProof('acme', 1, 8), lostLeaf.ops));
     expect(err.kind).toBe('internal');
     expect(err.message).toBe('the journal of tenant acme has no Merkle subtree (0, 1)');
   });

@@ -13,20 +13,13 @@ import {
   sumMicros,
 } from '../../../src/core/money.js';
 import type { BudgetState } from '../../../src/core/money.js';
+import { codedError } from '../../helpers/coded-error.js';
 
 const anyMicros = fc.bigInt({ min: 0n, max: MAX_MICROS });
 // Micros with at most 15 significant digits: every such USD value is exactly a JSON number.
 const apiExactMicros = fc.bigInt({ min: 0n, max: 10n ** 15n - 1n });
 
-function refusal(fn: () => unknown): SvcError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal, got a value');
-}
+const refusal = (fn: () => unknown) => codedError(fn, 'expected a refusal, got a value');
 
 describe('parseUsd (API JSON numbers)', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActorKind } from '../../../src/core/actor.js';
-import { SvcError } from '../../../src/core/errors.js';
+import type { SvcError } from '../../../src/core/errors.js';
 import {
   redaction,
   type RedactionOps,
@@ -11,6 +11,7 @@ import {
 import { runSync } from '../../../src/core/use-case.js';
 import type { Tombstone } from '../../../src/evidence/export-line.js';
 import { REDACTION_CAPABILITY } from '../../../src/evidence/tombstone.js';
+import { refusal as refuses } from '../../helpers/coded-error.js';
 
 const AT = '2026-06-01T12:00:00.000Z';
 
@@ -76,15 +77,8 @@ const ask = (over: Partial<RedactionRequest> = {}): RedactionRequest => ({
   ...over,
 });
 
-function refusal(ops: RedactionOps, r: RedactionRequest): SvcError {
-  try {
-    runSync(redaction(r), ops);
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected the redaction to be refused');
-}
+const refusal = (ops: RedactionOps, r: RedactionRequest) =>
+  refuses(redaction(r), ops, 'expected the redaction to be refused');
 
 const body = (e: SvcError) => ({ ...e.toBody(), kind: e.kind });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
-import { SvcError } from '../../../src/core/errors.js';
 import {
   journalCheck,
   revokeSurface,
@@ -10,6 +9,8 @@ import {
 } from '../../../src/core/surface-change.js';
 import { runSync, type UseCase } from '../../../src/core/use-case.js';
 import type { JournalAppend } from '../../../src/evidence/journal-append.js';
+import { refusal } from '../../helpers/coded-error.js';
+import { appendTo } from '../../helpers/memory-journal.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const AT = NOW.toISOString();
@@ -60,22 +61,9 @@ function memory(row: SurfaceState | undefined) {
       state.row = s;
       return 1;
     },
-    append: (record) => {
-      state.appended.push(record);
-      return { sequence: state.appended.length, receiptId: record.receiptId, recordHash: 'h' };
-    },
+    append: appendTo(state.appended),
   };
   return { ops, state };
-}
-
-function refusal<R>(useCase: UseCase<SurfaceOps, R>, ops: SurfaceOps): SvcError {
-  try {
-    runSync(useCase, ops);
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 const rotate = (next: string) =>

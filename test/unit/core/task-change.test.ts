@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../../src/core/errors.js';
+import type { SvcError } from '../../../src/core/errors.js';
 import {
   budgetChange,
   checkBudgetCovers,
@@ -10,26 +10,14 @@ import {
 } from '../../../src/core/task-change.js';
 import type { Task } from '../../../src/core/task.js';
 import { runSync, type UseCase } from '../../../src/core/use-case.js';
+import { taskRecord } from '../../helpers/registry-records.js';
+import { refusal } from '../../helpers/coded-error.js';
 
 const AT = '2026-06-01T12:00:00.000Z';
 const LATER = '2026-06-02T08:00:00.000Z';
 
 function task(id: string, over: Partial<Task> = {}): Task {
-  return {
-    tenantId: 'acme',
-    id,
-    title: null,
-    sponsorId: 'alice',
-    status: 'active',
-    parentId: null,
-    rootId: id,
-    budgetMicros: 10_000_000n,
-    reservedMicros: 0n,
-    actors: [],
-    createdAt: AT,
-    closedAt: null,
-    ...over,
-  };
+  return taskRecord('acme', id, AT, { budgetMicros: 10_000_000n, actors: [], ...over });
 }
 
 /**
@@ -98,15 +86,8 @@ function racing<K extends keyof TaskOps>(
   });
 }
 
-function refusal<R>(useCase: UseCase<TaskOps, R>, ops: TaskOps): SvcError {
-  try {
-    runSync(useCase, ops);
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected the use case to refuse');
-}
+const refused = <R>(useCase: UseCase<TaskOps, R>, ops: TaskOps) =>
+  refusal(useCase, ops, 'expected the use case to refuse');
 
 const body = (e: SvcError) => ({ ...e.toBody(), kind: e.kind });
 
@@ -127,13 +108,13 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
 
     it('refuses a parent that does not exist, or is closed', () => {
       const ops = new MemoryTasks(task('old', { status: 'closed', closedAt: AT }));
-      expect(body(refusal(taskCreation(task('c', { parentId: 'ghost' })), ops))).toEqual({
+      expect(body(refused(taskCreation(task('c', { parentId: 'ghost' })), ops))).toEqual({
         kind: 'not_found',
         code: 'not_found',
         reason: 'parent task ghost does not exist in tenant acme',
         remedy: 'see `svc task list --tenant acme`',
       });
-      expect(body(refusal(taskCreation(task('c', { parentId: 'old' })), ops))).toEqual({
+      expect(body(refused(taskCreation(task('c', { parentId: 'old' })), ops))).toEqual({
         kind: 'conflict',
         code: 'conflict',
         reason: `parent task old is closed (since ${AT})`,
@@ -145,7 +126,7 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
     it('fails with a coded conflict when the parent closed between the read and the insert', () => {
       const ops = new MemoryTasks(task('root'));
       const raced = racing(ops, 'insert', (rows) => Object.assign(rows.get('root')!, { status: 'closed' }));
-      expect(body(refusal(taskCreation(task('child', { parentId: 'root', actors: ['a'] })), raced))).toEqual({
+      expect(body(refused(taskCreation(task('child', { parentId: 'root', actors: ['a'] })), raced))).toEqual({
         kind: 'conflict',
         code: 'conflict',
         reason:
@@ -168,13 +149,13 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
 
     it('refuses an unknown task, and a closed one: closing is final', () => {
       const ops = new MemoryTasks(task('done', { status: 'closed', closedAt: AT }));
-      expect(body(refusal(taskClose('acme', 'ghost', LATER), ops))).toEqual({
+      expect(body(refused(taskClose('acme', 'ghost', LATER), ops))).toEqual({
         kind: 'not_found',
         code: 'not_found',
         reason: 'task ghost does not exist in tenant acme',
         remedy: 'see `svc task list --tenant acme`',
       });
-      expect(body(refusal(taskClose('acme', 'done', LATER), ops))).toEqual({
+      expect(body(refused(taskClose('acme', 'done', LATER), ops))).toEqual({
         kind: 'conflict',
         code: 'conflict',
         reason: `task done is closed (since ${AT})`,
@@ -186,7 +167,7 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
     it('fails with a coded conflict when the task changed between the read and the close', () => {
       const ops = new MemoryTasks(task('t', { status: 'draft' }));
       const raced = racing(ops, 'close', (rows) => Object.assign(rows.get('t')!, { status: 'active' }));
-      expect(refusal(taskClose('acme', 't', LATER), raced)).toMatchObject({
+      expect(refused(taskClose('acme', 't', LATER), raced)).toMatchObject({
         code: 'conflict',
         reason:
           'the close of task t changed 0 rows, not one: the state it was decided on no longer holds; retry',
@@ -207,7 +188,7 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
 
     it('refuses a budget below what is reserved, naming the amount', () => {
       const ops = new MemoryTasks(task('t', { reservedMicros: 5_000_000n }));
-      expect(body(refusal(budgetChange('acme', 't', 4_999_999n), ops))).toEqual({
+      expect(body(refused(budgetChange('acme', 't', 4_999_999n), ops))).toEqual({
         kind: 'conflict',
         code: 'conflict',
         reason: 'task t already has 5 USD reserved; its budget cannot be set below that',
@@ -219,8 +200,8 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
 
     it('refuses an unknown task and a closed one before the amount', () => {
       const ops = new MemoryTasks(task('done', { status: 'closed', closedAt: AT, reservedMicros: 9n }));
-      expect(refusal(budgetChange('acme', 'ghost', 1n), ops)).toMatchObject({ code: 'not_found' });
-      expect(refusal(budgetChange('acme', 'done', 1n), ops)).toMatchObject({
+      expect(refused(budgetChange('acme', 'ghost', 1n), ops)).toMatchObject({ code: 'not_found' });
+      expect(refused(budgetChange('acme', 'done', 1n), ops)).toMatchObject({
         code: 'conflict',
         reason: `task done is closed (since ${AT})`,
       });
@@ -231,7 +212,7 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
       const raced = racing(ops, 'setBudget', (rows) =>
         Object.assign(rows.get('t')!, { reservedMicros: 3_000_000n }),
       );
-      expect(body(refusal(budgetChange('acme', 't', 2_000_000n), raced))).toEqual({
+      expect(body(refused(budgetChange('acme', 't', 2_000_000n), raced))).toEqual({
         kind: 'conflict',
         code: 'conflict',
         reason:
@@ -243,7 +224,7 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
     it('fails with a coded conflict when the task closed between the read and the write', () => {
       const ops = new MemoryTasks(task('t'));
       const raced = racing(ops, 'setBudget', (rows) => Object.assign(rows.get('t')!, { status: 'closed' }));
-      expect(refusal(budgetChange('acme', 't', 1n), raced)).toMatchObject({ code: 'conflict' });
+      expect(refused(budgetChange('acme', 't', 1n), raced)).toMatchObject({ code: 'conflict' });
       expect(ops.rows.get('t')?.budgetMicros).toBe(10_000_000n);
     });
   });
@@ -257,8 +238,8 @@ describe('task use cases in core (sans I/O, in-memory operations)', () => {
 
     it('refuses an unknown task and a closed one', () => {
       const ops = new MemoryTasks(task('done', { status: 'closed', closedAt: null }));
-      expect(refusal(taskAssignment('acme', 'ghost', ['a']), ops)).toMatchObject({ code: 'not_found' });
-      expect(body(refusal(taskAssignment('acme', 'done', ['a']), ops))).toMatchObject({
+      expect(refused(taskAssignment('acme', 'ghost', ['a']), ops)).toMatchObject({ code: 'not_found' });
+      expect(body(refused(taskAssignment('acme', 'done', ['a']), ops))).toMatchObject({
         code: 'conflict',
         reason: 'task done is closed (since unknown)',
       });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../../../src/core/errors.js';
 import {
   saveTheme,
   type NewThemeRevision,
@@ -8,6 +7,7 @@ import {
 } from '../../../../src/core/theme/revision.js';
 import { defaultTheme } from '../../../../src/core/theme/theme.js';
 import { runSync } from '../../../../src/core/use-case.js';
+import { codedError } from '../../../helpers/coded-error.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
 const save = (more: Partial<ThemeSave> = {}): ThemeSave => ({
@@ -31,16 +31,6 @@ function memory(latest: number) {
     },
   };
   return { ops, stored };
-}
-
-function failure(fn: () => unknown): SvcError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('saving a theme: the use case, once for both stores', () => {
@@ -77,7 +67,7 @@ describe('saving a theme: the use case, once for both stores', () => {
 
   it('refuses a save from a revision that is no longer the current one, and stores nothing', () => {
     const { ops, stored } = memory(3);
-    expect(failure(() => runSync(saveTheme(save({ expected: 2 })), ops))).toMatchObject({
+    expect(codedError(() => runSync(saveTheme(save({ expected: 2 })), ops))).toMatchObject({
       kind: 'conflict',
       code: 'stale_revision',
       field: 'revision',
@@ -96,7 +86,7 @@ describe('saving a theme: the use case, once for both stores', () => {
         return ops.insertRevision(r);
       },
     };
-    expect(failure(() => runSync(saveTheme(save({ expected: 1 })), raced))).toMatchObject({
+    expect(codedError(() => runSync(saveTheme(save({ expected: 1 })), raced))).toMatchObject({
       kind: 'conflict',
       code: 'conflict',
       message:

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { SvcError } from '../../../../src/core/errors.js';
 import {
   contrastWarnings,
   deriveTheme,
@@ -12,16 +11,7 @@ import { contrastRatio, parseCssColour } from '../../../../src/core/theme/colour
 import { sniffMedia } from '../../../../src/core/theme/media.js';
 import { defaultTheme, fontFamily, parseThemeFile } from '../../../../src/core/theme/theme.js';
 import { dataUrl, pngBytes, SVG_TEXT, WOFF2_BYTES } from '../../../helpers/images.js';
-
-function refusal(fn: () => unknown): SvcError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SvcError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
+import { codedError } from '../../../helpers/coded-error.js';
 
 const themeFile = () => ({
   version: 1,
@@ -69,16 +59,16 @@ describe('provisioned theme file', () => {
     [{ logo: { url: '/etc/passwd', alt: '' } }, 'logo.url'],
     [{ logo: { url: 'data:image/png;base64,AAAA', alt: '' } }, 'logo.url'],
   ])('refuses %j naming %s', (patch, field) => {
-    const err = refusal(() => parseThemeFile({ ...themeFile(), ...patch }));
+    const err = codedError(() => parseThemeFile({ ...themeFile(), ...patch }));
     expect(err.field).toBe(field);
     expect(err.reason.startsWith(`${field}:`)).toBe(true);
   });
 
   it('names external and traversal URLs in words an operator can act on', () => {
-    expect(refusal(() => assetNameOf('logo.url', 'https://cdn.example.com/a.png')).reason).toMatch(
+    expect(codedError(() => assetNameOf('logo.url', 'https://cdn.example.com/a.png')).reason).toMatch(
       /external URLs are refused/,
     );
-    expect(refusal(() => assetNameOf('logo.url', '/tenant-assets/%2E%2E/x')).reason).toMatch(/traversal/);
+    expect(codedError(() => assetNameOf('logo.url', '/tenant-assets/%2E%2E/x')).reason).toMatch(/traversal/);
     expect(assetNameOf('logo.url', '/tenant-assets/logo.v2.png')).toBe('logo.v2.png');
   });
 });
@@ -121,25 +111,25 @@ describe('appearance editor document', () => {
     [{ revision: 1, settings: { ...settings, extra: 1 } }, 'settings.extra'],
     [{ revision: 1, settings, other: 1 }, 'body.other'],
   ])('refuses %#: names %s', (body, field) => {
-    expect(refusal(() => parseAppearanceUpdate(body)).field).toBe(field);
+    expect(codedError(() => parseAppearanceUpdate(body)).field).toBe(field);
   });
 
   it('refuses an SVG logo, declared or disguised, with the spec reason', () => {
     for (const url of [dataUrl('image/svg+xml', SVG_TEXT), dataUrl('image/png', SVG_TEXT)]) {
-      const err = refusal(() => logoBytes('settings.logo.data_url', url));
+      const err = codedError(() => logoBytes('settings.logo.data_url', url));
       expect(err.code).toBe('svg_refused');
       expect(err.reason).toMatch(/SVG can carry executable markup/);
     }
   });
 
   it('refuses a logo whose bytes do not match its type, and an oversized one', () => {
-    expect(refusal(() => logoBytes('l', dataUrl('image/jpeg', pngBytes()))).reason).toMatch(
+    expect(codedError(() => logoBytes('l', dataUrl('image/jpeg', pngBytes()))).reason).toMatch(
       /match image\/jpeg/,
     );
-    expect(refusal(() => logoBytes('l', dataUrl('image/png', Buffer.alloc(300 * 1024)))).reason).toMatch(
+    expect(codedError(() => logoBytes('l', dataUrl('image/png', Buffer.alloc(300 * 1024)))).reason).toMatch(
       /KiB/,
     );
-    expect(refusal(() => logoBytes('l', 'data:image/png;base64,@@@@')).field).toBe('l');
+    expect(codedError(() => logoBytes('l', 'data:image/png;base64,@@@@')).field).toBe('l');
   });
 
   it('derives all twelve tokens from the four editor colours and round-trips', () => {
