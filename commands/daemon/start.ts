@@ -34,6 +34,7 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
     '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
     '<%= config.bin %> daemon start --request-timeout 60s --max-connections 4096',
+    '<%= config.bin %> daemon start --metrics-listen 127.0.0.1:9464 --metrics-token-file metrics.token',
     '<%= config.bin %> daemon start --witness http://127.0.0.1:8095=ed25519-4ca0a5c9850969e3=0y7X88EwmgvP1RMkF+Set8FXqPz8V7VxNvqfNgYW4eM= --tsa-url https://tsa.example/tsr',
     '<%= config.bin %> daemon start --witness https://witness.example.org=audit-firm=audit-firm.pub.pem --witness-ca audit-firm=audit-firm-ca.pem',
   ];
@@ -94,6 +95,22 @@ export default class DaemonStart extends DataDirCommand {
       default: DEFAULT_OPEN_APPROVAL_LIMITS.perTask,
       min: 1,
     }),
+    'metrics-listen': Flags.string({
+      summary:
+        'Serve Prometheus metrics (GET /metrics) on a separate listener at host:port; loopback only unless --metrics-allow-remote. Off without it.',
+    }),
+    'metrics-allow-remote': Flags.boolean({
+      summary: 'Let --metrics-listen bind an address other machines can reach.',
+      dependsOn: ['metrics-listen'],
+    }),
+    'metrics-token-file': Flags.string({
+      summary: 'File holding a bearer token (16+ characters) that scrapers must send to /metrics.',
+      dependsOn: ['metrics-listen'],
+    }),
+    'metrics-tenant-label': Flags.boolean({
+      summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
+      dependsOn: ['metrics-listen'],
+    }),
   };
 
   async run(): Promise<void> {
@@ -122,9 +139,22 @@ export default class DaemonStart extends DataDirCommand {
         flags['max-open-approvals-per-actor'],
         flags['max-open-approvals-per-task'],
       ),
+      ...(flags['metrics-listen'] !== undefined
+        ? {
+            metrics: {
+              listen: flags['metrics-listen'],
+              allowRemote: flags['metrics-allow-remote'],
+              tenantLabel: flags['metrics-tenant-label'],
+              ...(flags['metrics-token-file'] !== undefined
+                ? { tokenFile: flags['metrics-token-file'] }
+                : {}),
+            },
+          }
+        : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    if (daemon.metricsUrl !== undefined) this.logToStderr(`svc daemon metrics on ${daemon.metricsUrl}`);
     const signal = await stopSignal;
     this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests, anchoring the journal`);
     await daemon.close();

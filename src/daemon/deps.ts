@@ -11,6 +11,7 @@ import type { AuthMode } from '../http/auth.js';
 import type { Caller } from '../http/caller.js';
 import type { z } from 'zod';
 import type { CapabilityEntry } from '../api/discovery.js';
+import type { DecisionMetrics } from '../metrics/registry.js';
 
 /** Everything the daemon app needs, injected: the factory opens nothing and listens on nothing. */
 export interface DaemonDeps {
@@ -39,4 +40,6 @@ export interface DaemonDeps {
   channels: ApprovalChannels;
   /** witness and timestamp-authority health for /readyz (counts only); absent in app-only tests */
   attestations?: () => AttestationHealth;
+  /** told of every decision answered (`--metrics-listen`); absent, nothing is counted */
+  metrics?: DecisionMetrics;
 }

@@ -22,6 +22,13 @@ import { buildDaemon } from './app.js';
 import { parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
+import {
+  metricsListenPlan,
+  startMetricsListener,
+  type MetricsListener,
+  type MetricsListenOptions,
+} from '../metrics/listener.js';
+import { SvcMetrics } from '../metrics/registry.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 
 export interface DaemonStartOptions {
@@ -50,12 +57,16 @@ export interface DaemonStartOptions {
   tsaUrl?: string;
   /** The bound on open approvals per requester and per task (default 50 and 20). */
   openApprovals?: OpenApprovalLimits;
+  /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
+  metrics?: MetricsListenOptions & { tenantLabel?: boolean };
 }
 
 export interface RunningDaemon {
   url: string;
   app: FastifyInstance;
   store: Store;
+  /** where GET /metrics is served, when `metrics` was given */
+  metricsUrl?: string;
   /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
   close(): Promise<void>;
 }
@@ -73,6 +84,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const witnesses = parseWitnessPins(o.witnesses ?? [], o.witnessCas ?? []);
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
+  // Refused addresses and unreadable tokens stop the start before the store opens.
+  if (o.metrics) metricsListenPlan(o.metrics);
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const activity = new RequestActivity();
   const store = await dir.openStore({
@@ -88,12 +101,21 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(tsaUrl ? { tsaUrl } : {}),
     log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
   });
-  const deps = daemonDeps(dir, store, {
-    authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
-    ...(integration ? { integration } : {}),
-    attestations: () => attestor.health(),
-    ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
-  });
+  const metrics = o.metrics
+    ? new SvcMetrics(
+        { backlog: () => store.anchors.backlog(), attestationFailures: () => attestor.failureCount() },
+        { tenantLabel: o.metrics.tenantLabel === true },
+      )
+    : undefined;
+  const deps = {
+    ...daemonDeps(dir, store, {
+      authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
+      ...(integration ? { integration } : {}),
+      attestations: () => attestor.health(),
+      ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
+    }),
+    ...(metrics ? { metrics } : {}),
+  };
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),
     ...(https ? { https } : {}),
@@ -140,6 +162,18 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     },
   );
   anchors.start();
+  let metricsListener: MetricsListener | undefined;
+  if (metrics && o.metrics) {
+    try {
+      metricsListener = await startMetricsListener(metrics, o.metrics);
+    } catch (err) {
+      await app.close();
+      await anchors.stop({ flush: false });
+      await attestor.close();
+      await store.close();
+      throw err;
+    }
+  }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -163,8 +197,10 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     url: `${scheme}://${shownHost}:${actualPort}`,
     app,
     store,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () =>
       (closing ??= (async () => {
+        await metricsListener?.close();
         await app.close();
         await anchors.stop({ flush: true });
         await attestor.close();

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { SvcMetrics } from '../../../src/metrics/registry.js';
+import type { AnchorBacklog } from '../../../src/store/evidence-ports.js';
+
+const seen = (over: Partial<Parameters<SvcMetrics['decided']>[0]> = {}) => ({
+  route: 'action',
+  outcome: 'allowed',
+  code: '',
+  tenantId: 'acme',
+  seconds: 0.002,
+  ...over,
+});
+
+describe('SvcMetrics', () => {
+  it('counts decisions by route, outcome and code, and times them in a histogram', async () => {
+    const m = new SvcMetrics({}, { defaultMetrics: false });
+    m.decided(seen());
+    m.decided(seen());
+    m.decided(seen({ outcome: 'refused', code: 'budget_exceeded', seconds: 0.2 }));
+    m.decided(seen({ route: 'brokered', outcome: 'error', code: 'unavailable' }));
+    const text = await m.text();
+    expect(text).toContain('svc_decisions_total{route="action",outcome="allowed",code=""} 2');
+    expect(text).toContain('svc_decisions_total{route="action",outcome="refused",code="budget_exceeded"} 1');
+    expect(text).toContain('svc_decisions_total{route="brokered",outcome="error",code="unavailable"} 1');
+    expect(text).toContain('svc_decision_duration_seconds_count{route="action"} 3');
+    expect(text).toContain('svc_decision_duration_seconds_bucket{le="0.0025",route="action"} 2');
+    expect(text).toContain('# TYPE svc_decision_duration_seconds histogram');
+    // No tenant label unless the operator asks for one.
+    expect(text).not.toContain('tenant=');
+  });
+
+  it('labels tenants only when enabled', async () => {
+    const m = new SvcMetrics({}, { defaultMetrics: false, tenantLabel: true });
+    m.decided(seen({ tenantId: 'acme' }));
+    m.decided(seen({ tenantId: 'globex' }));
+    const text = await m.text();
+    expect(text).toContain('svc_decisions_total{route="action",outcome="allowed",code="",tenant="acme"} 1');
+    expect(text).toContain('svc_decisions_total{route="action",outcome="allowed",code="",tenant="globex"} 1');
+  });
+
+  it('reads journal size and anchor age on scrape, once per scrape for both gauges', async () => {
+    let reads = 0;
+    let rows: AnchorBacklog[] = [
+      { tenantId: 'acme', size: 10, anchoredSize: 4, firstUnanchoredAt: '2026-01-01T00:00:00.000Z' },
+      { tenantId: 'globex', size: 5, anchoredSize: 5, firstUnanchoredAt: null },
+    ];
+    const m = new SvcMetrics(
+      {
+        backlog: async () => {
+          reads++;
+          return rows;
+        },
+        clock: () => new Date('2026-01-01T00:01:30.000Z'),
+      },
+      { defaultMetrics: false },
+    );
+    expect(reads).toBe(0);
+    let text = await m.text();
+    expect(reads).toBe(1);
+    expect(text).toContain('svc_journal_entries 15');
+    expect(text).toContain('svc_anchor_age_seconds 90');
+    rows = [{ tenantId: 'acme', size: 12, anchoredSize: 12, firstUnanchoredAt: null }];
+    await new Promise((r) => setImmediate(r));
+    text = await m.text();
+    expect(reads).toBe(2);
+    expect(text).toContain('svc_journal_entries 12');
+    expect(text).toContain('svc_anchor_age_seconds 0');
+  });
+
+  it('labels the per-tenant gauges when enabled', async () => {
+    const m = new SvcMetrics(
+      {
+        backlog: async () => [
+          { tenantId: 'acme', size: 3, anchoredSize: 0, firstUnanchoredAt: '2026-01-01T00:00:00.000Z' },
+        ],
+        clock: () => new Date('2026-01-01T00:00:02.000Z'),
+      },
+      { defaultMetrics: false, tenantLabel: true },
+    );
+    const text = await m.text();
+    expect(text).toContain('svc_journal_entries{tenant="acme"} 3');
+    expect(text).toContain('svc_anchor_age_seconds{tenant="acme"} 2');
+  });
+
+  it('reports attestation failures from their source, and the default process metrics', async () => {
+    let failures = 0;
+    const m = new SvcMetrics({ attestationFailures: () => failures });
+    expect(await m.text()).toContain('svc_attestation_failures_total 0');
+    failures = 3;
+    const text = await m.text();
+    expect(text).toContain('svc_attestation_failures_total 3');
+    expect(text).toContain('process_cpu_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    expect(text).toContain('nodejs_active_handles{');
+    // Gauges named like counters are left out: promtool check metrics refuses them.
+    expect(text).not.toMatch(/^nodejs_active_\w+_total/m);
+  });
+
+  it('keeps each daemon in its own registry', async () => {
+    const a = new SvcMetrics({}, { defaultMetrics: false });
+    const b = new SvcMetrics({}, { defaultMetrics: false });
+    a.decided(seen());
+    expect(await a.text()).toContain('svc_decisions_total{route="action",outcome="allowed",code=""} 1');
+    expect(await b.text()).not.toContain('outcome="allowed"');
+  });
+});
