@@ -29,6 +29,7 @@ import {
   type MetricsListenOptions,
 } from '../metrics/listener.js';
 import { SvcMetrics } from '../metrics/registry.js';
+import { AuthCache } from '../http/auth-cache.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 
 export interface DaemonStartOptions {
@@ -101,9 +102,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(tsaUrl ? { tsaUrl } : {}),
     log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
   });
+  const authCache = new AuthCache();
   const metrics = o.metrics
     ? new SvcMetrics(
-        { backlog: () => store.anchors.backlog(), attestationFailures: () => attestor.failureCount() },
+        {
+          backlog: () => store.anchors.backlog(),
+          attestationFailures: () => attestor.failureCount(),
+          tokenCache: () => authCache.stats,
+        },
         { tenantLabel: o.metrics.tenantLabel === true },
       )
     : undefined;
@@ -114,6 +120,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       attestations: () => attestor.health(),
       ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
     }),
+    authCache,
     ...(metrics ? { metrics } : {}),
   };
   const app = buildDaemon(deps, {

@@ -24,6 +24,8 @@ export interface MetricsSources {
   backlog?: () => Promise<AnchorBacklog[]>;
   /** Attestation answers that failed or were refused since start (counts only). */
   attestationFailures?: () => number;
+  /** The verified-token cache's lookups since start. */
+  tokenCache?: () => { hits: number; misses: number };
   clock?: () => Date;
 }
 
@@ -115,6 +117,27 @@ export class SvcMetrics implements DecisionMetrics {
         collect() {
           this.reset();
           this.inc(failures());
+        },
+      });
+    }
+    const tokenCache = sources.tokenCache;
+    if (tokenCache) {
+      new Counter({
+        name: 'svc_token_cache_hits_total',
+        help: 'Bearer tokens verified from the cache (one hash and one comparison, no store read).',
+        registers,
+        collect() {
+          this.reset();
+          this.inc(tokenCache().hits);
+        },
+      });
+      new Counter({
+        name: 'svc_token_cache_misses_total',
+        help: 'Bearer tokens not in the cache (first use, expired, changed, or wrong): looked up in the store.',
+        registers,
+        collect() {
+          this.reset();
+          this.inc(tokenCache().misses);
         },
       });
     }

@@ -124,6 +124,9 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     expect(text).toMatch(/^svc_journal_entries [1-9]\d*$/m);
     expect(text).toMatch(/^svc_anchor_age_seconds \d/m);
     expect(text).toContain('svc_attestation_failures_total 0');
+    // One bot token: looked up in the store once, then answered from the cache.
+    expect(text).toContain('svc_token_cache_misses_total 1');
+    expect(text).toContain('svc_token_cache_hits_total 4');
     expect(text).toContain('process_resident_memory_bytes');
     expect(text).not.toContain('tenant=');
 

@@ -103,4 +103,14 @@ describe('SvcMetrics', () => {
     expect(await a.text()).toContain('svc_decisions_total{route="action",outcome="allowed",code=""} 1');
     expect(await b.text()).not.toContain('outcome="allowed"');
   });
+
+  it('reports the token cache hits and misses from their source', async () => {
+    let stats = { hits: 0, misses: 0 };
+    const m = new SvcMetrics({ tokenCache: () => stats }, { defaultMetrics: false });
+    expect(await m.text()).toContain('svc_token_cache_hits_total 0');
+    stats = { hits: 41, misses: 2 };
+    const text = await m.text();
+    expect(text).toContain('svc_token_cache_hits_total 41');
+    expect(text).toContain('svc_token_cache_misses_total 2');
+  });
 });
