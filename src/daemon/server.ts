@@ -87,21 +87,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
   // Refused addresses and unreadable tokens stop the start before the store opens.
   if (o.metrics) metricsListenPlan(o.metrics);
-  // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
-  const activity = new RequestActivity();
-  const store = await dir.openStore({
-    lockWait: DAEMON_WAIT,
-    checkpointer: true,
-    applicationName: 'svc daemon',
-    quiet: () => activity.quiet(),
-  });
-  const keyring = new Keyring(dir, store);
-  // Its log is the app's, built below; nothing logs before the app exists.
-  const attestor = new AnchorAttestor(store, {
-    witnesses,
-    ...(tsaUrl ? { tsaUrl } : {}),
-    log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
-  });
+  // Built before the store opens, to observe its commits; its collect callbacks read the
+  // store and the attestor (made below) only when scraped.
   const authCache = new AuthCache();
   const metrics = o.metrics
     ? new SvcMetrics(
@@ -113,6 +100,22 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         { tenantLabel: o.metrics.tenantLabel === true },
       )
     : undefined;
+  // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
+  const activity = new RequestActivity();
+  const store = await dir.openStore({
+    lockWait: DAEMON_WAIT,
+    checkpointer: true,
+    applicationName: 'svc daemon',
+    quiet: () => activity.quiet(),
+    ...(metrics ? { commits: metrics } : {}),
+  });
+  const keyring = new Keyring(dir, store);
+  // Its log is the app's, built below; nothing logs before the app exists.
+  const attestor = new AnchorAttestor(store, {
+    witnesses,
+    ...(tsaUrl ? { tsaUrl } : {}),
+    log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
+  });
   const deps = {
     ...daemonDeps(dir, store, {
       authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',

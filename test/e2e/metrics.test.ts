@@ -128,6 +128,10 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     expect(text).toContain('svc_token_cache_misses_total 1');
     expect(text).toContain('svc_token_cache_hits_total 4');
     expect(text).toContain('process_resident_memory_bytes');
+    // Every decision above went through the SQLite group commit and its fsync.
+    const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    expect(count('svc_commit_batch_size_sum')).toBeGreaterThanOrEqual(4);
+    expect(count('svc_commit_fsync_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('tenant=');
 
     const file = join(tmp.path, 'metrics.txt');

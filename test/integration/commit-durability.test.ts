@@ -563,3 +563,28 @@ describe('the daemon: replies show only durable state', () => {
     }
   });
 });
+
+describe('the commit queue tells an observer (metrics) of each batch and fsync', () => {
+  it('one batch of the jobs queued together, and the fsync that made it durable', async () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    try {
+      db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+      const batches: number[] = [];
+      const fsyncs: number[] = [];
+      const queue = new CommitQueue(db, undefined, WalSync.of(db), null, null, {
+        batch: (n) => batches.push(n),
+        fsync: (s) => fsyncs.push(s),
+      });
+      const insert = (x: number) => () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes;
+      await Promise.all([1, 2, 3, 4, 5].map((x) => queue.submit(insert(x))));
+      await queue.submit(insert(6));
+      expect(batches).toEqual([5, 1]);
+      expect(fsyncs.length).toBeGreaterThanOrEqual(1);
+      for (const s of fsyncs) expect(s).toBeGreaterThanOrEqual(0);
+    } finally {
+      db.close();
+      dir.cleanup();
+    }
+  });
+});

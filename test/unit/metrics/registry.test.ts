@@ -113,4 +113,18 @@ describe('SvcMetrics', () => {
     expect(text).toContain('svc_token_cache_hits_total 41');
     expect(text).toContain('svc_token_cache_misses_total 2');
   });
+
+  it('records commit batch sizes and fsync times as histograms', async () => {
+    const m = new SvcMetrics({}, { defaultMetrics: false });
+    m.batch(1);
+    m.batch(40);
+    m.fsync(0.0004);
+    const text = await m.text();
+    expect(text).toContain('# TYPE svc_commit_batch_size histogram');
+    expect(text).toContain('svc_commit_batch_size_bucket{le="1"} 1');
+    expect(text).toContain('svc_commit_batch_size_bucket{le="64"} 2');
+    expect(text).toContain('svc_commit_batch_size_sum 41');
+    expect(text).toContain('svc_commit_fsync_seconds_bucket{le="0.0005"} 1');
+    expect(text).toContain('svc_commit_fsync_seconds_count 1');
+  });
 });
