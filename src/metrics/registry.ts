@@ -61,6 +61,7 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
   private readonly duration: Histogram<string>;
   private readonly batchSize: Histogram;
   private readonly fsyncSeconds: Histogram;
+  private readonly storeBusy: Counter;
   private readonly tenantLabel: boolean;
 
   constructor(sources: MetricsSources = {}, opts: MetricsOptions = {}) {
@@ -90,6 +91,11 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
       name: 'svc_commit_fsync_seconds',
       help: 'Duration of each fsync that makes SQLite group commits durable.',
       buckets: FSYNC_BUCKETS,
+      registers,
+    });
+    this.storeBusy = new Counter({
+      name: 'svc_store_busy_total',
+      help: 'Writes refused as busy (503) because another process held the SQLite write lock past their deadline.',
       registers,
     });
     const clock = sources.clock ?? (() => new Date());
@@ -182,6 +188,10 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
 
   fsync(seconds: number): void {
     this.fsyncSeconds.observe(seconds);
+  }
+
+  busy(jobs: number): void {
+    this.storeBusy.inc(jobs);
   }
 
   get contentType(): string {

@@ -7,4 +7,6 @@ export interface CommitObserver {
   batch(size: number): void;
   /** an fsync that makes committed batches durable took this long */
   fsync(seconds: number): void;
+  /** this many jobs were refused as busy: the write lock stayed held elsewhere past their deadline */
+  busy(jobs: number): void;
 }

@@ -132,6 +132,7 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
     expect(count('svc_commit_batch_size_sum')).toBeGreaterThanOrEqual(4);
     expect(count('svc_commit_fsync_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(text).toContain('svc_store_busy_total 0');
     expect(text).not.toContain('tenant=');
 
     const file = join(tmp.path, 'metrics.txt');

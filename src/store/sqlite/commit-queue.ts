@@ -319,6 +319,7 @@ export class CommitQueue {
     const late = this.pending.filter((j) => j.deadline <= now + this.delay);
     if (late.length === 0) return;
     this.pending = this.pending.filter((j) => j.deadline > now + this.delay);
+    this.observer?.busy(late.length);
     for (const job of late) job.reject(storeBusy());
   }
 

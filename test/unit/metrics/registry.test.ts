@@ -126,5 +126,8 @@ describe('SvcMetrics', () => {
     expect(text).toContain('svc_commit_batch_size_sum 41');
     expect(text).toContain('svc_commit_fsync_seconds_bucket{le="0.0005"} 1');
     expect(text).toContain('svc_commit_fsync_seconds_count 1');
+    expect(text).toContain('svc_store_busy_total 0');
+    m.busy(3);
+    expect(await m.text()).toContain('svc_store_busy_total 3');
   });
 });
