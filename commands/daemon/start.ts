@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 import { DEFAULT_OPEN_APPROVAL_LIMITS, openApprovalLimits } from '../../src/core/decision/open-approvals.js';
 import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
@@ -95,18 +96,7 @@ export default class DaemonStart extends DataDirCommand {
       default: DEFAULT_OPEN_APPROVAL_LIMITS.perTask,
       min: 1,
     }),
-    'metrics-listen': Flags.string({
-      summary:
-        'Serve Prometheus metrics (GET /metrics) on a separate listener at host:port; loopback only unless --metrics-allow-remote. Off without it.',
-    }),
-    'metrics-allow-remote': Flags.boolean({
-      summary: 'Let --metrics-listen bind an address other machines can reach.',
-      dependsOn: ['metrics-listen'],
-    }),
-    'metrics-token-file': Flags.string({
-      summary: 'File holding a bearer token (16+ characters) that scrapers must send to /metrics.',
-      dependsOn: ['metrics-listen'],
-    }),
+    ...metricsFlags,
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
       dependsOn: ['metrics-listen'],
@@ -120,6 +110,7 @@ export default class DaemonStart extends DataDirCommand {
     const anchorIntervalMs = flags['anchor-interval'];
     const limits = serverLimits(flags);
     const dir = this.dataDir(flags);
+    const metricsListen = metricsListenFlags(flags);
     const daemon = await startDaemon({
       dataDir: dir.root,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
@@ -139,18 +130,7 @@ export default class DaemonStart extends DataDirCommand {
         flags['max-open-approvals-per-actor'],
         flags['max-open-approvals-per-task'],
       ),
-      ...(flags['metrics-listen'] !== undefined
-        ? {
-            metrics: {
-              listen: flags['metrics-listen'],
-              allowRemote: flags['metrics-allow-remote'],
-              tenantLabel: flags['metrics-tenant-label'],
-              ...(flags['metrics-token-file'] !== undefined
-                ? { tokenFile: flags['metrics-token-file'] }
-                : {}),
-            },
-          }
-        : {}),
+      ...(metricsListen ? { metrics: { ...metricsListen, tenantLabel: flags['metrics-tenant-label'] } } : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);

@@ -62,6 +62,7 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
   private readonly batchSize: Histogram;
   private readonly fsyncSeconds: Histogram;
   private readonly storeBusy: Counter;
+  private requests: { total: Counter<string>; duration: Histogram<string> } | undefined;
   private readonly tenantLabel: boolean;
 
   constructor(sources: MetricsSources = {}, opts: MetricsOptions = {}) {
@@ -192,6 +193,27 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
 
   busy(jobs: number): void {
     this.storeBusy.inc(jobs);
+  }
+
+  /** A request the console answered; the series exist once the first is counted. */
+  request(route: string, method: string, status: number, seconds: number): void {
+    this.requests ??= {
+      total: new Counter({
+        name: 'svc_console_requests_total',
+        help: 'Requests the console answered, by route pattern, method and status.',
+        labelNames: ['route', 'method', 'status'],
+        registers: [this.registry],
+      }),
+      duration: new Histogram({
+        name: 'svc_console_request_duration_seconds',
+        help: 'Time the console took to answer, by route pattern.',
+        labelNames: ['route'],
+        buckets: DECISION_BUCKETS,
+        registers: [this.registry],
+      }),
+    };
+    this.requests.total.inc({ route, method, status: String(status) });
+    this.requests.duration.observe({ route }, seconds);
   }
 
   get contentType(): string {

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConsoleProcess } from '../helpers/browser.js';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -212,6 +213,35 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     } finally {
       prom.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  it("svc console start --metrics-listen serves the console's own request counts, promtool-clean", async () => {
+    const c = await startConsoleProcess(['--allow-insecure-http', '--metrics-listen', '127.0.0.1:0'], env);
+    try {
+      const url = await until(
+        'the console metrics address',
+        () => /metrics on (\S+)/.exec(c.stderr())?.[1],
+        () => c.stderr(),
+      );
+      expect((await call(`${c.url}/api/theme`)).status).toBe(401);
+      expect((await call(`${c.url}/api/openapi.json`)).status).toBe(200);
+      const r = await fetch(url);
+      expect(r.status).toBe(200);
+      const text = await r.text();
+      expect(text).toContain('svc_console_requests_total{route="/api/theme",method="GET",status="401"} 1');
+      expect(text).toContain(
+        'svc_console_requests_total{route="/api/openapi.json",method="GET",status="200"} 1',
+      );
+      expect(text).toMatch(/^svc_journal_entries [1-9]\d*$/m);
+      expect(text).not.toContain('svc_decisions_total{');
+      if (!hasBinary('promtool')) return;
+      const file = join(tmp.path, 'console-metrics.txt');
+      writeFileSync(file, text);
+      const check = spawnSync('sh', ['-c', `promtool check metrics < "${file}"`], { encoding: 'utf8' });
+      expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
+    } finally {
+      expect(await c.stop()).toBe(0);
     }
   });
 });

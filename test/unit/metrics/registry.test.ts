@@ -130,4 +130,18 @@ describe('SvcMetrics', () => {
     m.busy(3);
     expect(await m.text()).toContain('svc_store_busy_total 3');
   });
+
+  it('counts console requests by route pattern, method and status, only once one is seen', async () => {
+    const m = new SvcMetrics({}, { defaultMetrics: false });
+    expect(await m.text()).not.toContain('svc_console_requests_total');
+    m.request('/api/approvals/:id', 'GET', 200, 0.003);
+    m.request('/api/approvals/:id', 'GET', 200, 0.004);
+    m.request('unmatched', 'GET', 404, 0.001);
+    const text = await m.text();
+    expect(text).toContain(
+      'svc_console_requests_total{route="/api/approvals/:id",method="GET",status="200"} 2',
+    );
+    expect(text).toContain('svc_console_requests_total{route="unmatched",method="GET",status="404"} 1');
+    expect(text).toContain('svc_console_request_duration_seconds_count{route="/api/approvals/:id"} 2');
+  });
 });
