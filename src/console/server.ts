@@ -105,7 +105,10 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
     ...(ui ? { ui } : {}),
   });
   if (!ui) app.log.warn('the console pages are not built; run `npm run build`');
-  const metrics = o.metrics ? new SvcMetrics({ backlog: () => store.anchors.backlog() }) : undefined;
+  const poolStats = store.poolStats?.bind(store);
+  const metrics = o.metrics
+    ? new SvcMetrics({ backlog: () => store.anchors.backlog(), ...(poolStats ? { pool: poolStats } : {}) })
+    : undefined;
   if (metrics) countRequests(app, metrics);
   let metricsListener: MetricsListener | undefined;
   try {

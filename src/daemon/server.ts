@@ -72,6 +72,8 @@ export interface RunningDaemon {
   close(): Promise<void>;
 }
 
+const NO_POOL = { total: 0, idle: 0, waiting: 0 };
+
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
   avoidJsToWasmInliningCrash();
   const { host, port } = parseListenAddress(o.listen);
@@ -96,6 +98,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
           backlog: () => store.anchors.backlog(),
           attestationFailures: () => attestor.failureCount(),
           tokenCache: () => authCache.stats,
+          ...(dir.onPostgres ? { pool: () => store.poolStats?.() ?? NO_POOL } : {}),
         },
         { tenantLabel: o.metrics.tenantLabel === true },
       )

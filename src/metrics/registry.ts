@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CommitObserver } from '../store/commit-observer.js';
 import type { AnchorBacklog } from '../store/evidence-ports.js';
+import type { PoolStats } from '../store/ports.js';
 
 /** What a decision came to, as the daemon answered it. */
 export interface DecisionSeen {
@@ -25,6 +26,8 @@ export interface MetricsSources {
   backlog?: () => Promise<AnchorBacklog[]>;
   /** Attestation answers that failed or were refused since start (counts only). */
   attestationFailures?: () => number;
+  /** PostgreSQL: the connection pool's state (absent on SQLite: no pool gauges). */
+  pool?: () => PoolStats;
   /** The verified-token cache's lookups since start. */
   tokenCache?: () => { hits: number; misses: number };
   clock?: () => Date;
@@ -145,6 +148,29 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
           this.inc(failures());
         },
       });
+    }
+    const pool = sources.pool;
+    if (pool) {
+      const gauge = (name: string, help: string, read: (p: PoolStats) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(read(pool()));
+          },
+        });
+      gauge(
+        'svc_postgres_pool_connections',
+        'PostgreSQL connections open in the pool, idle or in use.',
+        (p) => p.total,
+      );
+      gauge('svc_postgres_pool_idle_connections', 'PostgreSQL connections open and idle.', (p) => p.idle);
+      gauge(
+        'svc_postgres_pool_waiting_queries',
+        'Queries waiting for a free PostgreSQL connection.',
+        (p) => p.waiting,
+      );
     }
     const tokenCache = sources.tokenCache;
     if (tokenCache) {

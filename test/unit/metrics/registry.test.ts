@@ -144,4 +144,16 @@ describe('SvcMetrics', () => {
     expect(text).toContain('svc_console_requests_total{route="unmatched",method="GET",status="404"} 1');
     expect(text).toContain('svc_console_request_duration_seconds_count{route="/api/approvals/:id"} 2');
   });
+
+  it('serves PostgreSQL pool gauges only when given a pool, read on scrape', async () => {
+    expect(await new SvcMetrics({}, { defaultMetrics: false }).text()).not.toContain('svc_postgres_pool');
+    let stats = { total: 4, idle: 3, waiting: 0 };
+    const m = new SvcMetrics({ pool: () => stats }, { defaultMetrics: false });
+    expect(await m.text()).toContain('svc_postgres_pool_connections 4');
+    stats = { total: 10, idle: 0, waiting: 7 };
+    const text = await m.text();
+    expect(text).toContain('svc_postgres_pool_connections 10');
+    expect(text).toContain('svc_postgres_pool_idle_connections 0');
+    expect(text).toContain('svc_postgres_pool_waiting_queries 7');
+  });
 });
