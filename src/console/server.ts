@@ -107,7 +107,11 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
   if (!ui) app.log.warn('the console pages are not built; run `npm run build`');
   const poolStats = store.poolStats?.bind(store);
   const metrics = o.metrics
-    ? new SvcMetrics({ backlog: () => store.anchors.backlog(), ...(poolStats ? { pool: poolStats } : {}) })
+    ? new SvcMetrics({
+        backlog: () => store.anchors.backlog(),
+        approvalsPending: () => store.approvals.pendingCounts(new Date()),
+        ...(poolStats ? { pool: poolStats } : {}),
+      })
     : undefined;
   if (metrics) countRequests(app, metrics);
   let metricsListener: MetricsListener | undefined;

@@ -96,6 +96,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ? new SvcMetrics(
         {
           backlog: () => store.anchors.backlog(),
+          approvalsPending: () => store.approvals.pendingCounts(new Date()),
           attestationFailures: () => attestor.failureCount(),
           tokenCache: () => authCache.stats,
           ...(dir.onPostgres ? { pool: () => store.poolStats?.() ?? NO_POOL } : {}),

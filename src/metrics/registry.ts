@@ -26,6 +26,8 @@ export interface MetricsSources {
   backlog?: () => Promise<AnchorBacklog[]>;
   /** Attestation answers that failed or were refused since start (counts only). */
   attestationFailures?: () => number;
+  /** Approvals pending and unexpired, per tenant with any. */
+  approvalsPending?: () => Promise<{ tenantId: string; count: number }[]>;
   /** PostgreSQL: the connection pool's state (absent on SQLite: no pool gauges). */
   pool?: () => PoolStats;
   /** The verified-token cache's lookups since start. */
@@ -134,6 +136,21 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
           this.reset();
           if (tenantLabelled) for (const r of rows) this.set({ tenant: r.tenantId }, age(r));
           else this.set(rows.reduce((m, r) => Math.max(m, age(r)), 0));
+        },
+      });
+    }
+    const pendingApprovals = sources.approvalsPending;
+    if (pendingApprovals) {
+      new Gauge({
+        name: 'svc_approvals_pending',
+        help: 'Approvals waiting for a human decision (pending and unexpired), summed over tenants unless the tenant label is on.',
+        labelNames: tenant,
+        registers,
+        async collect() {
+          const rows = await pendingApprovals();
+          this.reset();
+          if (tenantLabelled) for (const r of rows) this.set({ tenant: r.tenantId }, r.count);
+          else this.set(rows.reduce((n, r) => n + r.count, 0));
         },
       });
     }

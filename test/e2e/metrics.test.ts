@@ -59,6 +59,19 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     for (const name of ['crm.read', 'crm.export'])
       await svc(['capability', 'register', ...t, '--name', name, '--actions', 'read', '--tier', '1']);
     await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.read']);
+    await svc([
+      'capability',
+      'register',
+      ...t,
+      '--name',
+      'payments.send',
+      '--actions',
+      'write',
+      '--tier',
+      '3',
+      '--irreversible',
+    ]);
+    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'payments.send']);
     const policy = join(tmp.path, 'policy.cedar');
     writeFileSync(policy, 'permit (principal, action, resource);\n');
     await svc(['policy', 'set', ...t, '--file', policy]);
@@ -114,6 +127,8 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     const code = refused.body.code as string;
     const dup = await act({ capability: 'crm.read', effect_key_step: 'r1' });
     expect(dup.status).toBe(409);
+    const deferred = await act({ capability: 'payments.send', action: 'write', effect_key_step: 'p1' });
+    expect(deferred.status).toBe(202);
 
     const text = await scrape();
     expect(text).toContain('svc_decisions_total{route="action",outcome="allowed",code=""} 3');
@@ -121,13 +136,15 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
     expect(text).toContain(
       'svc_decisions_total{route="action",outcome="conflict",code="duplicate_effect"} 1',
     );
-    expect(text).toContain('svc_decision_duration_seconds_count{route="action"} 5');
+    expect(text).toContain('svc_decisions_total{route="action",outcome="deferred",code=""} 1');
+    expect(text).toContain('svc_decision_duration_seconds_count{route="action"} 6');
+    expect(text).toContain('svc_approvals_pending 1');
     expect(text).toMatch(/^svc_journal_entries [1-9]\d*$/m);
     expect(text).toMatch(/^svc_anchor_age_seconds \d/m);
     expect(text).toContain('svc_attestation_failures_total 0');
     // One bot token: looked up in the store once, then answered from the cache.
     expect(text).toContain('svc_token_cache_misses_total 1');
-    expect(text).toContain('svc_token_cache_hits_total 4');
+    expect(text).toContain('svc_token_cache_hits_total 5');
     expect(text).toContain('process_resident_memory_bytes');
     // Every decision above went through the SQLite group commit and its fsync.
     const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
@@ -209,7 +226,7 @@ describe('svc daemon start --metrics-listen (built binary, promtool, Prometheus)
       expect(allowed?.[0]?.metric.code).toBeUndefined();
       expect(allowed?.[0]?.value[1]).toBe('3');
       const total = await query('sum(svc_decisions_total{job="svc"})');
-      expect(total?.[0]?.value[1]).toBe('5');
+      expect(total?.[0]?.value[1]).toBe('6');
     } finally {
       prom.kill('SIGTERM');
       await exited;

@@ -156,4 +156,20 @@ describe('SvcMetrics', () => {
     expect(text).toContain('svc_postgres_pool_idle_connections 0');
     expect(text).toContain('svc_postgres_pool_waiting_queries 7');
   });
+
+  it('reads pending approvals on scrape, summed or by tenant', async () => {
+    const rows = [
+      { tenantId: 'acme', count: 2 },
+      { tenantId: 'globex', count: 1 },
+    ];
+    expect(
+      await new SvcMetrics({ approvalsPending: async () => rows }, { defaultMetrics: false }).text(),
+    ).toContain('svc_approvals_pending 3');
+    const text = await new SvcMetrics(
+      { approvalsPending: async () => rows },
+      { defaultMetrics: false, tenantLabel: true },
+    ).text();
+    expect(text).toContain('svc_approvals_pending{tenant="acme"} 2');
+    expect(text).toContain('svc_approvals_pending{tenant="globex"} 1');
+  });
 });
