@@ -3,6 +3,7 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
 import { serverLimits } from '../../src/http/limits.js';
+import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 
 export default class ConsoleStart extends DataDirCommand {
   static override summary =
@@ -34,6 +35,7 @@ export default class ConsoleStart extends DataDirCommand {
       summary: 'Integration-operations document, so the Integrations page lists the configured surfaces.',
     }),
     ...serverLimitFlags,
+    ...metricsFlags,
   };
 
   async run(): Promise<void> {
@@ -43,7 +45,9 @@ export default class ConsoleStart extends DataDirCommand {
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
     const { startConsole } = await import('../../src/console/server.js');
     const dir = this.dataDir(flags);
+    const metrics = metricsListenFlags(flags);
     const running = await startConsole({
+      ...(metrics ? { metrics } : {}),
       dataDir: dir.root,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       listen: flags.listen,
@@ -56,6 +60,7 @@ export default class ConsoleStart extends DataDirCommand {
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc console listening on ${running.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    if (running.metricsUrl !== undefined) this.logToStderr(`svc console metrics on ${running.metricsUrl}`);
     const signal = await stopSignal;
     this.logToStderr(`svc console stopping (${signal})`);
     await running.close();

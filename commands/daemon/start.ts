@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
+import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 import { DEFAULT_OPEN_APPROVAL_LIMITS, openApprovalLimits } from '../../src/core/decision/open-approvals.js';
 import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
@@ -34,6 +35,7 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
     '<%= config.bin %> daemon start --integration-ops integration-ops.yaml',
     '<%= config.bin %> daemon start --request-timeout 60s --max-connections 4096',
+    '<%= config.bin %> daemon start --metrics-listen 127.0.0.1:9464 --metrics-token-file metrics.token',
     '<%= config.bin %> daemon start --witness http://127.0.0.1:8095=ed25519-4ca0a5c9850969e3=0y7X88EwmgvP1RMkF+Set8FXqPz8V7VxNvqfNgYW4eM= --tsa-url https://tsa.example/tsr',
     '<%= config.bin %> daemon start --witness https://witness.example.org=audit-firm=audit-firm.pub.pem --witness-ca audit-firm=audit-firm-ca.pem',
   ];
@@ -94,6 +96,11 @@ export default class DaemonStart extends DataDirCommand {
       default: DEFAULT_OPEN_APPROVAL_LIMITS.perTask,
       min: 1,
     }),
+    ...metricsFlags,
+    'metrics-tenant-label': Flags.boolean({
+      summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
+      dependsOn: ['metrics-listen'],
+    }),
   };
 
   async run(): Promise<void> {
@@ -103,6 +110,7 @@ export default class DaemonStart extends DataDirCommand {
     const anchorIntervalMs = flags['anchor-interval'];
     const limits = serverLimits(flags);
     const dir = this.dataDir(flags);
+    const metricsListen = metricsListenFlags(flags);
     const daemon = await startDaemon({
       dataDir: dir.root,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
@@ -122,9 +130,11 @@ export default class DaemonStart extends DataDirCommand {
         flags['max-open-approvals-per-actor'],
         flags['max-open-approvals-per-task'],
       ),
+      ...(metricsListen ? { metrics: { ...metricsListen, tenantLabel: flags['metrics-tenant-label'] } } : {}),
     });
     if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    if (daemon.metricsUrl !== undefined) this.logToStderr(`svc daemon metrics on ${daemon.metricsUrl}`);
     const signal = await stopSignal;
     this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests, anchoring the journal`);
     await daemon.close();

@@ -15,6 +15,14 @@ import { AssetStore } from '../store/asset-store.js';
 import type { ConsoleDeps } from './deps.js';
 import { Sessions } from './session.js';
 import { defaultUiDir, loadUiBundle } from './ui-files.js';
+import { countRequests } from '../metrics/requests.js';
+import {
+  metricsListenPlan,
+  startMetricsListener,
+  type MetricsListener,
+  type MetricsListenOptions,
+} from '../metrics/listener.js';
+import { SvcMetrics } from '../metrics/registry.js';
 
 export interface ConsoleStartOptions {
   dataDir: string;
@@ -33,12 +41,16 @@ export interface ConsoleStartOptions {
   limits?: ServerLimits;
   /** the built pages (default: the package's dist/console-ui) */
   uiDir?: string;
+  /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
+  metrics?: MetricsListenOptions;
 }
 
 export interface RunningConsole {
   url: string;
   app: FastifyInstance;
   store: Store;
+  /** where GET /metrics is served, when `metrics` was given */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -69,6 +81,8 @@ export function consoleDeps(
  */
 export async function startConsole(o: ConsoleStartOptions): Promise<RunningConsole> {
   const { host, port } = parseListenAddress(o.listen);
+  // Refused addresses and unreadable tokens stop the start before the store opens.
+  if (o.metrics) metricsListenPlan(o.metrics);
   const dir = new DataDir(o.dataDir, o.store);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
@@ -91,10 +105,23 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
     ...(ui ? { ui } : {}),
   });
   if (!ui) app.log.warn('the console pages are not built; run `npm run build`');
+  const poolStats = store.poolStats?.bind(store);
+  const metrics = o.metrics
+    ? new SvcMetrics({
+        backlog: () => store.anchors.backlog(),
+        approvalsPending: () => store.approvals.pendingCounts(new Date()),
+        ...(poolStats ? { pool: poolStats } : {}),
+      })
+    : undefined;
+  if (metrics) countRequests(app, metrics);
+  let metricsListener: MetricsListener | undefined;
   try {
     await app.listen({ host, port });
+    if (metrics && o.metrics) metricsListener = await startMetricsListener(metrics, o.metrics);
   } catch (err) {
+    await app.close();
     await store.close();
+    if (err instanceof SvcError) throw err;
     throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
       cause: err,
     });
@@ -107,8 +134,10 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
     url: `${tls ? 'https' : 'http'}://${shownHost}:${actualPort}`,
     app,
     store,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () =>
       (closing ??= (async () => {
+        await metricsListener?.close();
         await app.close();
         await store.close();
       })()),

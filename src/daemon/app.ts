@@ -82,8 +82,11 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   app.removeContentTypeParser('text/plain');
   useGuardedJson(app);
   registerErrorHandler(app);
-  mountRoutes(app, daemonRoutes(deps), authenticator(deps.store, deps.authMode, deps.clock), () =>
-    deps.store.durable(),
+  mountRoutes(
+    app,
+    daemonRoutes(deps),
+    authenticator(deps.store, deps.authMode, deps.clock, deps.authCache),
+    () => deps.store.durable(),
   );
   return app;
 }

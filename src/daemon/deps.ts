@@ -8,9 +8,11 @@ import type { Surfaces } from '../integration/surfaces.js';
 import type { DecisionStore, PolicyResolver } from '../store/decision-ports.js';
 import type { Store } from '../store/ports.js';
 import type { AuthMode } from '../http/auth.js';
+import type { AuthCache } from '../http/auth-cache.js';
 import type { Caller } from '../http/caller.js';
 import type { z } from 'zod';
 import type { CapabilityEntry } from '../api/discovery.js';
+import type { DecisionMetrics } from '../metrics/registry.js';
 
 /** Everything the daemon app needs, injected: the factory opens nothing and listens on nothing. */
 export interface DaemonDeps {
@@ -39,4 +41,8 @@ export interface DaemonDeps {
   channels: ApprovalChannels;
   /** witness and timestamp-authority health for /readyz (counts only); absent in app-only tests */
   attestations?: () => AttestationHealth;
+  /** the verified-token cache; one of its own per app when absent (metrics read its hit counts) */
+  authCache?: AuthCache;
+  /** told of every decision answered (`--metrics-listen`); absent, nothing is counted */
+  metrics?: DecisionMetrics;
 }

@@ -22,6 +22,14 @@ import { buildDaemon } from './app.js';
 import { parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
+import {
+  metricsListenPlan,
+  startMetricsListener,
+  type MetricsListener,
+  type MetricsListenOptions,
+} from '../metrics/listener.js';
+import { SvcMetrics } from '../metrics/registry.js';
+import { AuthCache } from '../http/auth-cache.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 
 export interface DaemonStartOptions {
@@ -50,15 +58,21 @@ export interface DaemonStartOptions {
   tsaUrl?: string;
   /** The bound on open approvals per requester and per task (default 50 and 20). */
   openApprovals?: OpenApprovalLimits;
+  /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
+  metrics?: MetricsListenOptions & { tenantLabel?: boolean };
 }
 
 export interface RunningDaemon {
   url: string;
   app: FastifyInstance;
   store: Store;
+  /** where GET /metrics is served, when `metrics` was given */
+  metricsUrl?: string;
   /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
   close(): Promise<void>;
 }
+
+const NO_POOL = { total: 0, idle: 0, waiting: 0 };
 
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
   avoidJsToWasmInliningCrash();
@@ -73,6 +87,23 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const witnesses = parseWitnessPins(o.witnesses ?? [], o.witnessCas ?? []);
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
+  // Refused addresses and unreadable tokens stop the start before the store opens.
+  if (o.metrics) metricsListenPlan(o.metrics);
+  // Built before the store opens, to observe its commits; its collect callbacks read the
+  // store and the attestor (made below) only when scraped.
+  const authCache = new AuthCache();
+  const metrics = o.metrics
+    ? new SvcMetrics(
+        {
+          backlog: () => store.anchors.backlog(),
+          approvalsPending: () => store.approvals.pendingCounts(new Date()),
+          attestationFailures: () => attestor.failureCount(),
+          tokenCache: () => authCache.stats,
+          ...(dir.onPostgres ? { pool: () => store.poolStats?.() ?? NO_POOL } : {}),
+        },
+        { tenantLabel: o.metrics.tenantLabel === true },
+      )
+    : undefined;
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const activity = new RequestActivity();
   const store = await dir.openStore({
@@ -80,6 +111,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     checkpointer: true,
     applicationName: 'svc daemon',
     quiet: () => activity.quiet(),
+    ...(metrics ? { commits: metrics } : {}),
   });
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
@@ -88,12 +120,16 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(tsaUrl ? { tsaUrl } : {}),
     log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
   });
-  const deps = daemonDeps(dir, store, {
-    authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
-    ...(integration ? { integration } : {}),
-    attestations: () => attestor.health(),
-    ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
-  });
+  const deps = {
+    ...daemonDeps(dir, store, {
+      authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
+      ...(integration ? { integration } : {}),
+      attestations: () => attestor.health(),
+      ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
+    }),
+    authCache,
+    ...(metrics ? { metrics } : {}),
+  };
   const app = buildDaemon(deps, {
     ...(o.logger !== undefined ? { logger: o.logger } : {}),
     ...(https ? { https } : {}),
@@ -140,6 +176,18 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     },
   );
   anchors.start();
+  let metricsListener: MetricsListener | undefined;
+  if (metrics && o.metrics) {
+    try {
+      metricsListener = await startMetricsListener(metrics, o.metrics);
+    } catch (err) {
+      await app.close();
+      await anchors.stop({ flush: false });
+      await attestor.close();
+      await store.close();
+      throw err;
+    }
+  }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -163,8 +211,10 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     url: `${scheme}://${shownHost}:${actualPort}`,
     app,
     store,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () =>
       (closing ??= (async () => {
+        await metricsListener?.close();
         await app.close();
         await anchors.stop({ flush: true });
         await attestor.close();

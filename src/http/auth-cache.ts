@@ -26,11 +26,18 @@ export class AuthCache {
   private readonly entries = new Map<string, Entry>();
   private mark: string | undefined;
   private generation = 0;
+  private hits = 0;
+  private misses = 0;
 
   constructor(readonly capacity = DEFAULT_AUTH_CACHE_SIZE) {}
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Lookups answered from the cache and not, since it was made (for metrics). */
+  get stats(): { hits: number; misses: number } {
+    return { hits: this.hits, misses: this.misses };
   }
 
   /**
@@ -51,11 +58,16 @@ export class AuthCache {
   get(tokenId: string, digest: Uint8Array, nowMs: number): Caller | undefined {
     const entry = this.entries.get(tokenId);
     const same = timingSafeEqual(entry?.digest ?? DECOY, digest);
-    if (!entry || !same) return undefined;
-    if (nowMs >= entry.expiresAtMs) {
-      this.entries.delete(tokenId);
+    if (!entry || !same) {
+      this.misses++;
       return undefined;
     }
+    if (nowMs >= entry.expiresAtMs) {
+      this.entries.delete(tokenId);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     // Most recently used goes last: a Map iterates in insertion order.
     this.entries.delete(tokenId);
     this.entries.set(tokenId, entry);

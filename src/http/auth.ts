@@ -118,8 +118,12 @@ async function byCertificate(store: Store, request: FastifyRequest): Promise<Cal
  * Resolve the caller of each request. Verified tokens are held in a bounded cache (see
  * AuthCache), one per listener; a certificate's actor is read from the store each time.
  */
-export function authenticator(store: Store, mode: AuthMode, clock: () => Date) {
-  const cache = new AuthCache(DEFAULT_AUTH_CACHE_SIZE);
+export function authenticator(
+  store: Store,
+  mode: AuthMode,
+  clock: () => Date,
+  cache = new AuthCache(DEFAULT_AUTH_CACHE_SIZE),
+) {
   const marks = new ChangeMarkReader(() => store.tokens.changeMark());
   return (request: FastifyRequest): Promise<Caller> =>
     mode === 'mtls' ? byCertificate(store, request) : byToken(store, cache, marks, request, clock());

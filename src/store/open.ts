@@ -2,6 +2,7 @@ import { SvcError } from '../core/errors.js';
 import type { Store } from './ports.js';
 import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
 import type { LockWait } from './sqlite/write-lock.js';
+import type { CommitObserver } from './commit-observer.js';
 
 export interface OpenStoreOptions {
   /** What decisions are timed by; tests pass their own. */
@@ -15,6 +16,8 @@ export interface OpenStoreOptions {
    * then run on the event loop instead of the thread pool (sqlite/commit-queue.ts).
    */
   quiet?: () => boolean;
+  /** SQLite: told of each group commit's size and fsync time (metrics). */
+  commits?: CommitObserver;
   /** PostgreSQL: connections in the pool (default 10). */
   poolSize?: number;
   /** PostgreSQL: shown in pg_stat_activity. */
@@ -62,5 +65,6 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
     ...(opts.lockWait ? { lockWait: opts.lockWait } : {}),
     ...(opts.checkpointer ? { checkpointer: true } : {}),
     ...(opts.quiet ? { quiet: opts.quiet } : {}),
+    ...(opts.commits ? { commits: opts.commits } : {}),
   });
 }

@@ -108,5 +108,15 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
    * makes replies that show committed state wait for it; others always return undefined.
    */
   durable(): Promise<void> | undefined;
+  /** PostgreSQL: the connection pool's state now (metrics); absent on SQLite. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** connections open, idle or in use */
+  total: number;
+  idle: number;
+  /** queries waiting for a connection */
+  waiting: number;
 }

@@ -139,6 +139,8 @@ export interface Approvals {
    * console, chat and collaboration callbacks) goes through here.
    */
   decide(input: ApprovalDecisionInput): Promise<DecidedApproval>;
+  /** Approvals pending and unexpired at `now`, per tenant with any (metrics; a partial index). */
+  pendingCounts(now: Date): Promise<{ tenantId: string; count: number }[]>;
 }
 
 export interface Receipts {

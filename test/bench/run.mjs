@@ -15,6 +15,7 @@ import { describeHostIdle } from './host-idle.mjs';
 import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
 import { listsBench } from './lists.mjs';
+import { metricsOverhead } from './metrics.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -27,6 +28,7 @@ const SECTIONS = [
   'auth',
   'auth-timing',
   'decision',
+  'metrics',
   'brokered',
   'sdk',
   'evidence',
@@ -203,6 +205,14 @@ if (!only || only === 'decision') {
       `bare node:http POST ${d.ceiling.rps.toFixed(0)} req/s; ratio ${d.ratio.toFixed(2)} of the ceiling (target 0.25); ` +
       `at half the peak rate (${fmt(d.half.rate)} req/s paced evenly, open loop): p50 ${d.half.p50_ms.toFixed(1)} ms, ` +
       `p99 ${d.half.p99_ms.toFixed(1)} ms, max ${d.half.max_ms.toFixed(1)} ms; ${d.decisions} decisions journaled`,
+  );
+}
+if (!only || only === 'metrics') {
+  const m = await metricsOverhead(seconds, runs);
+  console.log(
+    `allowed POST /v1/action with --metrics-listen (scraped every second, ${m.scrapes} scrapes) against without, ` +
+      `interleaved over ${runs} rounds: ${fmt(m.on)} against ${fmt(m.off)} decisions/s (medians); ratio ${m.ratio.toFixed(3)} ` +
+      `(rounds ${m.ratios.map((r) => r.toFixed(3)).join(', ')}; target at least 0.97)`,
   );
 }
 if (!only || only === 'brokered') {

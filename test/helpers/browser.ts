@@ -53,6 +53,8 @@ export const chromiumAvailable = (): boolean => existsSync(CHROMIUM);
 export interface ConsoleProcess {
   url: string;
   child: ChildProcess;
+  /** everything it printed on stderr so far */
+  stderr: () => string;
   stop: () => Promise<number | null>;
 }
 
@@ -81,6 +83,7 @@ export function startConsoleProcess(
         resolve({
           url: m[1] as string,
           child,
+          stderr: () => err,
           stop: async () => {
             child.kill('SIGTERM');
             return exited;

@@ -563,3 +563,61 @@ describe('the daemon: replies show only durable state', () => {
     }
   });
 });
+
+describe('the commit queue tells an observer (metrics) of each batch and fsync', () => {
+  it('one batch of the jobs queued together, and the fsync that made it durable', async () => {
+    const dir = tmpDir();
+    const db = openDatabase(join(dir.path, 'svc.db'), { lockWait: DAEMON_WAIT });
+    try {
+      db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+      const batches: number[] = [];
+      const fsyncs: number[] = [];
+      const queue = new CommitQueue(db, undefined, WalSync.of(db), null, null, {
+        batch: (n) => batches.push(n),
+        fsync: (s) => fsyncs.push(s),
+        busy: () => undefined,
+      });
+      const insert = (x: number) => () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes;
+      await Promise.all([1, 2, 3, 4, 5].map((x) => queue.submit(insert(x))));
+      await queue.submit(insert(6));
+      expect(batches).toEqual([5, 1]);
+      expect(fsyncs.length).toBeGreaterThanOrEqual(1);
+      for (const s of fsyncs) expect(s).toBeGreaterThanOrEqual(0);
+    } finally {
+      db.close();
+      dir.cleanup();
+    }
+  });
+});
+
+describe('the commit queue tells an observer (metrics) of jobs refused as busy', () => {
+  it('counts the jobs whose deadline passed while another connection held the write lock', async () => {
+    const dir = tmpDir();
+    const file = join(dir.path, 'svc.db');
+    const db = openDatabase(file, { lockWait: { busyTimeoutMs: 0, deadlineMs: 100 } });
+    const other = new Database(file);
+    try {
+      db.exec('CREATE TABLE t (x INTEGER NOT NULL)');
+      let busy = 0;
+      const queue = new CommitQueue(db, undefined, WalSync.of(db), null, null, {
+        batch: () => undefined,
+        fsync: () => undefined,
+        busy: (n) => (busy += n),
+      });
+      other.exec('BEGIN IMMEDIATE');
+      const insert = () => db.prepare('INSERT INTO t (x) VALUES (1)').run().changes;
+      const results = await Promise.allSettled([queue.submit(insert), queue.submit(insert)]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect((results[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable' });
+      expect(busy).toBe(2);
+      other.exec('ROLLBACK');
+      await queue.submit(insert);
+      expect(busy).toBe(2);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      db.close();
+      dir.cleanup();
+    }
+  });
+});

@@ -36,6 +36,7 @@ export class AnchorAttestor {
   private readonly witnessFailing: boolean[];
   private readonly clients: WitnessClient[];
   private refused = 0;
+  private failures = 0;
   private tsaFailing = false;
 
   constructor(
@@ -49,6 +50,11 @@ export class AnchorAttestor {
   /** Close the witness connections; after the last `attest`. */
   async close(): Promise<void> {
     await Promise.all(this.clients.map((c) => c.close()));
+  }
+
+  /** Cosignatures and timestamps asked for and not obtained since start (for metrics). */
+  failureCount(): number {
+    return this.failures;
   }
 
   health(): AttestationHealth {
@@ -82,6 +88,7 @@ export class AnchorAttestor {
         this.tsaFailing = false;
       } catch (err) {
         this.tsaFailing = true;
+        this.failures++;
         this.o.log.warn(
           { tenant_id: tenantId, tree_size: head.tree_size, err: (err as Error).message },
           'anchor timestamp: no token; the anchor is recorded without one',
@@ -110,6 +117,7 @@ export class AnchorAttestor {
       );
     } catch (err) {
       this.witnessFailing[i] = true;
+      this.failures++;
       const refused = err instanceof CosignatureRefused;
       if (refused) this.refused++;
       this.o.log.warn(

@@ -99,8 +99,10 @@ function brokeredRoute(
           'brokered: the surface credential cannot be used',
         );
       }
-      const sealed = await sealDecision(request, () =>
-        deps.decisions.decide(req, caller.actor, mode, { ...deps.rules, surface: prepared.check }),
+      const sealed = await sealDecision(
+        request,
+        () => deps.decisions.decide(req, caller.actor, mode, { ...deps.rules, surface: prepared.check }),
+        { metrics: deps.metrics, route: 'brokered', tenantId: caller.tenantId },
       );
       if (sealed.kind !== 'sealed') return replyDecision(reply, sealed);
       const pending = sealed.execution;

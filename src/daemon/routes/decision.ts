@@ -6,6 +6,7 @@ import { formatUsd } from '../../core/money.js';
 import type { Sealed } from '../../store/decision-ports.js';
 import type { Caller } from '../../http/caller.js';
 import type { DaemonDeps } from '../deps.js';
+import type { DecisionMetrics } from '../../metrics/registry.js';
 import { ErrorBodySchema } from '../../http/openapi.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { acceptActionRequest } from '../../api/action-request-fast.js';
@@ -137,10 +138,27 @@ export function withResume<R extends Record<number, unknown>>(responses: R, mode
  * Run a decision; an unexpected failure inside it rolled back its savepoint, so it is
  * answered as 503 saying nothing was committed or executed.
  */
-export async function sealDecision(request: FastifyRequest, decide: () => Promise<Sealed>): Promise<Sealed> {
+export async function sealDecision(
+  request: FastifyRequest,
+  decide: () => Promise<Sealed>,
+  seen?: { metrics: DecisionMetrics | undefined; route: Route; tenantId: string },
+): Promise<Sealed> {
+  const started = seen?.metrics ? performance.now() : 0;
+  const tell = (outcome: string, code: string) =>
+    seen?.metrics?.decided({
+      route: seen.route,
+      outcome,
+      code,
+      tenantId: seen.tenantId,
+      seconds: (performance.now() - started) / 1000,
+    });
   try {
-    return await decide();
+    const sealed = await decide();
+    if (sealed.kind === 'sealed') tell(sealed.outcome, sealed.code ?? '');
+    else tell(sealed.kind, sealed.kind === 'conflict' ? sealed.code : '');
+    return sealed;
   } catch (err) {
+    tell('error', err instanceof SvcError ? err.code : 'unavailable');
     if (err instanceof SvcError) throw err;
     request.log.error({ err }, 'decision failed before it was sealed');
     throw new SvcError(
@@ -176,8 +194,10 @@ export function decisionRoute(
     handler: async ({ caller, body, reply, request }) => {
       checkClaims(caller, body);
       const req = toDecisionRequest(route, body);
-      const sealed = await sealDecision(request, () =>
-        deps.decisions.decide(req, caller.actor, mode, deps.rules),
+      const sealed = await sealDecision(
+        request,
+        () => deps.decisions.decide(req, caller.actor, mode, deps.rules),
+        { metrics: deps.metrics, route, tenantId: caller.tenantId },
       );
       return replyDecision(reply, sealed);
     },

@@ -87,6 +87,14 @@ export class PgApprovals implements Approvals {
     );
   }
 
+  async pendingCounts(now: Date): Promise<{ tenantId: string; count: number }[]> {
+    const rows = await this.db.query<{ tenant_id: string; n: string }>(
+      `SELECT tenant_id, count(*) AS n FROM approvals WHERE status = 'pending' AND expires_at > $1 GROUP BY tenant_id`,
+      [now.toISOString()],
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, count: Number(r.n) }));
+  }
+
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {
     return readableApproval(viewer, await one(this.db, viewer.tenantId, id), now);
   }

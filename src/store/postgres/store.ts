@@ -2,7 +2,7 @@ import { SvcError } from '../../core/errors.js';
 import type { AccessPorts } from '../access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from '../console-ports.js';
 import type { SecretRepo, SurfaceRepo } from '../integration-ports.js';
-import type { Store } from '../ports.js';
+import type { PoolStats, Store } from '../ports.js';
 import type { QueryPorts } from '../query-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from '../registry-ports.js';
 import { PgAccessRequests } from './access-requests.js';
@@ -161,6 +161,11 @@ export class PgStore implements Store {
   }
 
   /** A PostgreSQL commit is durable before any session can see it. */
+  poolStats(): PoolStats {
+    const p = this.db.pool;
+    return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount };
+  }
+
   durable(): undefined {
     return undefined;
   }

@@ -84,6 +84,9 @@ export class SqliteApprovals implements Approvals {
         .safeIntegers(true),
       page: { oldest: approvalPage(db, 'oldest'), newest: approvalPage(db, 'newest') },
       actor: db.prepare<[string, string], ActorRow>('SELECT * FROM actors WHERE tenant_id = ? AND id = ?'),
+      pending: db.prepare<[string], { tenant_id: string; n: number }>(
+        `SELECT tenant_id, count(*) AS n FROM approvals WHERE status = 'pending' AND expires_at > ? GROUP BY tenant_id`,
+      ),
       decide: db.prepare(
         `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, channel = ?, note = ?
          WHERE tenant_id = ? AND id = ? AND status = ? AND expires_at > ?`,
@@ -115,6 +118,10 @@ export class SqliteApprovals implements Approvals {
       (r) => toApprovalRecord(r, now),
       (item) => ({ createdAt: item.createdAt, id: item.id }),
     );
+  }
+
+  async pendingCounts(now: Date): Promise<{ tenantId: string; count: number }[]> {
+    return this.q.pending.all(now.toISOString()).map((r) => ({ tenantId: r.tenant_id, count: r.n }));
   }
 
   async get(viewer: Actor, id: string, now: Date): Promise<ApprovalRecord | undefined> {

@@ -4,6 +4,7 @@ import type { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
 import type { DurableSync } from './wal-sync.js';
 import { lockWaitOf, nextDelay, storeBusy, tryBegin, txControl } from './write-lock.js';
+import type { CommitObserver } from '../commit-observer.js';
 
 interface Job<T> {
   work: () => T;
@@ -97,6 +98,8 @@ export class CommitQueue {
     private readonly checkpointer: Checkpointer | null = null,
     /** absent: every fsync goes through the thread pool */
     private readonly inline: InlineSync | null = null,
+    /** told of each batch's size and each fsync's duration (metrics) */
+    private readonly observer: CommitObserver | null = null,
   ) {
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
     if (wal) {
@@ -149,6 +152,7 @@ export class CommitQueue {
       this.strict?.run();
     }
     if (!batch) return;
+    this.observer?.batch(batch.length);
     if (this.wal) {
       this.unsynced.push({ jobs: batch, seq: ++this.committed });
       this.sync();
@@ -245,6 +249,7 @@ export class CommitQueue {
         failure = err as Error;
       }
       this.lastSyncMs = performance.now() - started;
+      this.observer?.fsync(this.lastSyncMs / 1000);
       this.settle(covers, failure);
       return;
     }
@@ -252,6 +257,7 @@ export class CommitQueue {
     wal.sync((err) => {
       this.syncing--;
       this.lastSyncMs = performance.now() - started;
+      this.observer?.fsync(this.lastSyncMs / 1000);
       this.settle(covers, err);
       this.sync();
     });
@@ -313,6 +319,7 @@ export class CommitQueue {
     const late = this.pending.filter((j) => j.deadline <= now + this.delay);
     if (late.length === 0) return;
     this.pending = this.pending.filter((j) => j.deadline > now + this.delay);
+    this.observer?.busy(late.length);
     for (const job of late) job.reject(storeBusy());
   }
 

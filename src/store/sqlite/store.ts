@@ -32,6 +32,7 @@ import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 import { WalSync } from './wal-sync.js';
 import { writeTransaction, type LockWait } from './write-lock.js';
+import type { CommitObserver } from '../commit-observer.js';
 
 export class SqliteStore implements Store {
   readonly tenants: SqliteTenants;
@@ -73,6 +74,7 @@ export class SqliteStore implements Store {
     owner: ExecutionOwner,
     offload: boolean,
     quiet: (() => boolean) | undefined,
+    observer: CommitObserver | undefined,
   ) {
     this.tenants = new SqliteTenants(db);
     this.actors = new SqliteActors(db);
@@ -91,6 +93,7 @@ export class SqliteStore implements Store {
       this.wal,
       this.checkpointer,
       quiet ? { quiet } : null,
+      observer ?? null,
     ));
     this.decisions = new SqliteDecisions(db, clock, commits, owner);
     this.effects = new SqliteEffects(db, clock);
@@ -124,7 +127,13 @@ export class SqliteStore implements Store {
    */
   static open(
     file: string,
-    opts: { clock?: () => Date; lockWait?: LockWait; checkpointer?: boolean; quiet?: () => boolean } = {},
+    opts: {
+      clock?: () => Date;
+      lockWait?: LockWait;
+      checkpointer?: boolean;
+      quiet?: () => boolean;
+      commits?: CommitObserver;
+    } = {},
   ): SqliteStore {
     const db = openDatabase(file, opts.lockWait ? { lockWait: opts.lockWait } : {});
     backfillMerkleNodes(db);
@@ -134,6 +143,7 @@ export class SqliteStore implements Store {
       thisProcess(),
       opts.checkpointer ?? false,
       opts.quiet,
+      opts.commits,
     );
   }
 

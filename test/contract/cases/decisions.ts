@@ -136,6 +136,33 @@ export function decisionContract(h: () => StoreHarness): void {
     });
   });
 
+  describe('pending approvals for the metrics', () => {
+    it('counts pending, unexpired approvals per tenant; a decided or expired one is not counted', async () => {
+      const store = await h().open();
+      await provision(store);
+      expect(await store.approvals.pendingCounts(new Date())).toEqual([]);
+      const first = (await store.decisions.decide(
+        request('payments.send', 'keys', 'pay-1', 2),
+        bot,
+        'new',
+        rules,
+      )) as SealedDecision;
+      await store.decisions.decide(request('payments.send', 'keys', 'pay-2', 2), bot, 'new', rules);
+      expect(await store.approvals.pendingCounts(new Date())).toEqual([{ tenantId: 'acme', count: 2 }]);
+      expect(await store.approvals.pendingCounts(new Date(Date.now() + 400 * 86_400_000))).toEqual([]);
+      await store.approvals.decide({
+        tenantId: 'acme',
+        approvalId: first.approval!.approvalId,
+        deciderId: 'alice',
+        decision: 'deny',
+        note: null,
+        channel: 'api',
+        at: new Date(),
+      });
+      expect(await store.approvals.pendingCounts(new Date())).toEqual([{ tenantId: 'acme', count: 1 }]);
+    });
+  });
+
   describe('the bound on open approvals', () => {
     const bounded = (perActor: number, perTask: number) => ({
       ...rules,

@@ -112,6 +112,20 @@ describe.skipIf('skip' in server)('PgStore', () => {
     expect(err).toMatchObject({ code: 'unavailable' });
     expect(String((err as Error).message)).not.toContain('top-secret-9');
   });
+  it('reports its pool for the metrics: connections open, idle, and queries waiting for one', async () => {
+    const s = await store();
+    expect(s.poolStats().waiting).toBe(0);
+    // Hold all three connections, then ask for a fourth: it waits.
+    const held = await Promise.all([1, 2, 3].map(() => s.db.pool.connect()));
+    const fourth = s.db.pool.connect();
+    try {
+      expect(s.poolStats()).toEqual({ total: 3, idle: 0, waiting: 1 });
+    } finally {
+      for (const c of held) c.release();
+      (await fourth).release();
+    }
+    expect(s.poolStats()).toEqual({ total: 3, idle: 3, waiting: 0 });
+  });
 });
 
 async function admin(url: string, sql: string): Promise<void> {

@@ -81,4 +81,16 @@ describe('AuthCache', () => {
     expect(() => got.actor.roles.push('operator')).toThrow(TypeError);
     expect(() => ((got as { tenantId: string }).tenantId = 'other')).toThrow(TypeError);
   });
+
+  it('counts hits and misses (wrong digest, unknown id, expired) for the metrics', () => {
+    const c = new AuthCache(10);
+    expect(c.stats).toEqual({ hits: 0, misses: 0 });
+    c.put(c.sync('m'), 'a', digest(1), 1_000, caller('a'));
+    c.get('a', digest(1), 0);
+    c.get('a', digest(1), 10);
+    c.get('a', digest(2), 0);
+    c.get('b', digest(1), 0);
+    c.get('a', digest(1), 1_000);
+    expect(c.stats).toEqual({ hits: 2, misses: 3 });
+  });
 });
