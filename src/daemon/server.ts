@@ -10,6 +10,7 @@ import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import { clientHost, selfSignedCertificate, writeDaemonAddress } from '../store/daemon-address.js';
+import { lockDaemonDir } from '../store/daemon-lock.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
@@ -19,7 +20,7 @@ import { AnchorAttestor } from './attest/anchor-attestor.js';
 import { attestUrl } from './attest/attest-url.js';
 import { parseWitnessPins } from './attest/witness-pin.js';
 import { buildDaemon } from './app.js';
-import { parseListenAddress } from '../http/listen-address.js';
+import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
@@ -73,14 +74,31 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const witnesses = parseWitnessPins(o.witnesses ?? [], o.witnessCas ?? []);
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
+  const claim = lockDaemonDir(dir);
+  if ('holder' in claim) {
+    throw new SvcError(
+      'conflict',
+      `the data dir ${dir.root} is already served by a running daemon${claim.holder ? ` (pid ${claim.holder})` : ''}`,
+      {
+        field: 'data-dir',
+        remedy: `use that daemon (commands given --data-dir ${dir.root} reach it), or stop it before starting another`,
+      },
+    );
+  }
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const activity = new RequestActivity();
-  const store = await dir.openStore({
-    lockWait: DAEMON_WAIT,
-    checkpointer: true,
-    applicationName: 'svc daemon',
-    quiet: () => activity.quiet(),
-  });
+  let store: Store;
+  try {
+    store = await dir.openStore({
+      lockWait: DAEMON_WAIT,
+      checkpointer: true,
+      applicationName: 'svc daemon',
+      quiet: () => activity.quiet(),
+    });
+  } catch (err) {
+    claim.lock.release();
+    throw err;
+  }
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
   const attestor = new AnchorAttestor(store, {
@@ -113,6 +131,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   } catch (err) {
     // A pooled store left open would keep the process alive after the failed start.
     await store.close();
+    claim.lock.release();
     throw err;
   }
   if (interrupted > 0) {
@@ -122,9 +141,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     await app.listen({ host, port });
   } catch (err) {
     await store.close();
-    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    claim.lock.release();
+    throw listenError(o.listen, err);
   }
   const anchors = new AnchorSchedule(
     {
@@ -165,10 +183,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     store,
     close: () =>
       (closing ??= (async () => {
+        // The log says when and how the daemon stopped, not only that requests ceased.
+        app.log.info('daemon stopping: no new connections; in-flight requests finish, then the store closes');
         await app.close();
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();
+        claim.lock.release();
+        app.log.info('daemon stopped');
       })()),
   };
 }

@@ -107,9 +107,30 @@ describe('svc quickstart', () => {
       expect(steps.get('7')).toMatch(/^PASS/m);
       expect(statSync(join(cwd, '.svc', 'quickstart.json')).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8')).not.toMatch(/svct_/);
+
+      // A second quickstart (with the busy-port remedy applied) or daemon on the running demo's
+      // data dir starts nothing: it would rewrite daemon.json, then leave it naming a dead port.
+      const recorded = readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8');
+      const [second, daemon] = await Promise.all([
+        runSvc(['quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'], {
+          SVC_HOME: join(cwd, '.svc'),
+        }),
+        runSvc(['daemon', 'start', '--listen', '127.0.0.1:0'], { SVC_HOME: join(cwd, '.svc') }),
+      ]);
+      expect(second.code, second.stderr).toBe(4);
+      expect(second.stderr).toMatch(/the demo is already running \(pid \d+\)/);
+      expect(second.stderr).toContain('svc quickstart --env');
+      expect(daemon.code, daemon.stderr).toBe(4);
+      expect(daemon.stderr).toMatch(/is already served by a running daemon \(pid \d+\)/);
+      expect(readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8')).toBe(recorded);
     } finally {
       expect(await qs.stop()).toBe(0);
     }
+    // Ctrl-C says it stopped, on the terminal and in the daemon's log.
+    expect(qs.out()).toMatch(/^svc quickstart: stopped/m);
+    const log = readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8');
+    expect(log).toMatch(/"msg":"daemon stopping/);
+    expect(log).toMatch(/"msg":"daemon stopped"/);
 
     // A re-run reuses the data dir and its tokens, and --tour runs the walk-through itself.
     const before = tokenIds(join(cwd, '.svc'));
@@ -166,6 +187,47 @@ describe('svc quickstart', () => {
       expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
       expect(r.stderr).toMatch(/choose another address with --listen/);
       expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
+
+  it('svc daemon start and svc witness serve on a busy port name the port and the flag', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const home = join(tmp.path, 'busy-daemon');
+    try {
+      await runSvc(['init', '--tenant', 'acme', '--admin', 'alice', '--json'], { SVC_HOME: home });
+      const key = (await runSvc(['key', 'show', '--tenant', 'acme', '--json'], { SVC_HOME: home })).stdout;
+      await runSvc(['witness', 'key', '--key-file', join(tmp.path, 'witness.pem')], {});
+      const [daemon, witness] = await Promise.all([
+        runSvc(['daemon', 'start', '--listen', `127.0.0.1:${port}`], { SVC_HOME: home }),
+        runSvc(
+          [
+            'witness',
+            'serve',
+            '--listen',
+            `127.0.0.1:${port}`,
+            '--allow-insecure-http',
+            '--key-file',
+            join(tmp.path, 'witness.pem'),
+            '--state',
+            join(tmp.path, 'witness-state.json'),
+            '--log-key',
+            `acme=${(JSON.parse(key) as { public_key: string }).public_key}`,
+          ],
+          {},
+        ),
+      ]);
+      for (const r of [daemon, witness]) {
+        expect(r.code, r.stderr).toBe(6);
+        expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+        expect(r.stderr).toContain('choose another address with --listen, for example --listen 127.0.0.1:0');
+        expect(r.stderr).not.toMatch(/try again shortly/);
+      }
+      // The refused start released its claim on the data dir: the next one runs.
+      expect(existsSync(join(home, 'daemon.lock'))).toBe(false);
     } finally {
       server.close();
     }
