@@ -4,7 +4,7 @@ import { startConsole, type RunningConsole } from '../console/server.js';
 import { SvcError } from '../core/errors.js';
 import { checkDemoDir, ensureDemo, type DemoSetup } from '../provisioning/demo.js';
 import { DataDir } from '../store/data-dir.js';
-import { daemonLockHolder } from '../store/daemon-lock.js';
+import { liveRecordedDaemon } from '../store/daemon-address.js';
 import type { Store } from '../store/ports.js';
 import { assertCanListen } from './port-probe.js';
 
@@ -58,13 +58,17 @@ export async function startQuickstart(o: {
 }): Promise<Quickstart> {
   checkDemoDir(o.root);
   // Before the port check: its remedy (another port) would start a second daemon here.
-  const holder = daemonLockHolder(new DataDir(o.root));
-  if (holder !== undefined) {
-    throw new SvcError('conflict', `the demo is already running (pid ${holder}) on ${o.root}`, {
-      field: 'data-dir',
-      remedy:
-        'nothing to start: `eval "$(svc quickstart --env)"` in this terminal is all that is needed to use it; stop the running one (Ctrl-C) first to start it afresh',
-    });
+  const running = liveRecordedDaemon(new DataDir(o.root));
+  if (running !== undefined) {
+    throw new SvcError(
+      'conflict',
+      `the demo is already running (pid ${running.pid}, ${running.url}) on ${o.root}`,
+      {
+        field: 'data-dir',
+        remedy:
+          'nothing to start: `eval "$(svc quickstart --env)"` in this terminal is all that is needed to use it; stop the running one (Ctrl-C) first to start it afresh',
+      },
+    );
   }
   await assertCanListen(o.listen, '--listen');
   await assertCanListen(o.consoleListen, '--console-listen');

@@ -2,15 +2,18 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
 import { RequestActivity } from '../http/request-activity.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
-import { clientHost, selfSignedCertificate, writeDaemonAddress } from '../store/daemon-address.js';
-import { lockDaemonDir } from '../store/daemon-lock.js';
+import {
+  clientHost,
+  liveRecordedDaemon,
+  selfSignedCertificate,
+  writeDaemonAddress,
+} from '../store/daemon-address.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
@@ -74,31 +77,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       : parseIntegrationDocument(readTextFile('integration-ops', o.integrationOps), o.integrationOps);
   const witnesses = parseWitnessPins(o.witnesses ?? [], o.witnessCas ?? []);
   const tsaUrl = o.tsaUrl === undefined ? undefined : attestUrl('tsa-url', o.tsaUrl);
-  const claim = lockDaemonDir(dir);
-  if ('holder' in claim) {
-    throw new SvcError(
-      'conflict',
-      `the data dir ${dir.root} is already served by a running daemon${claim.holder ? ` (pid ${claim.holder})` : ''}`,
-      {
-        field: 'data-dir',
-        remedy: `use that daemon (commands given --data-dir ${dir.root} reach it), or stop it before starting another`,
-      },
-    );
-  }
   // The daemon never sleeps on SQLite's lock: it retries on timers, then answers 503.
   const activity = new RequestActivity();
-  let store: Store;
-  try {
-    store = await dir.openStore({
-      lockWait: DAEMON_WAIT,
-      checkpointer: true,
-      applicationName: 'svc daemon',
-      quiet: () => activity.quiet(),
-    });
-  } catch (err) {
-    claim.lock.release();
-    throw err;
-  }
+  const store = await dir.openStore({
+    lockWait: DAEMON_WAIT,
+    checkpointer: true,
+    applicationName: 'svc daemon',
+    quiet: () => activity.quiet(),
+  });
   const keyring = new Keyring(dir, store);
   // Its log is the app's, built below; nothing logs before the app exists.
   const attestor = new AnchorAttestor(store, {
@@ -131,7 +117,6 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   } catch (err) {
     // A pooled store left open would keep the process alive after the failed start.
     await store.close();
-    claim.lock.release();
     throw err;
   }
   if (interrupted > 0) {
@@ -141,7 +126,6 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     await app.listen({ host, port });
   } catch (err) {
     await store.close();
-    claim.lock.release();
     throw listenError(o.listen, err);
   }
   const anchors = new AnchorSchedule(
@@ -164,18 +148,27 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const scheme = tls ? 'https' : 'http';
   // Record where clients on this machine reach this daemon, so the CLI needs no SVC_ENDPOINT.
   // A convenience only: a data dir that cannot take the file still gets a running daemon.
-  try {
-    writeDaemonAddress(dir, {
-      url: `${scheme}://${clientHost(host)}:${actualPort}`,
-      tls: tls !== undefined,
-      mutual_tls: tls?.clientCa !== undefined,
-      ca_cert: tls && selfSignedCertificate(tls.cert) ? resolve(tls.cert) : null,
-      pid: process.pid,
-      started_at: new Date().toISOString(),
-    });
-  } catch (err) {
-    app.log.warn({ err }, 'could not record the daemon address in the data dir');
-  }
+  // Several daemons may serve one data dir; the one recorded first keeps discovery while it
+  // runs, so a later one that stops never leaves daemon.json naming its dead port.
+  const recorded = liveRecordedDaemon(dir);
+  if (recorded !== undefined) {
+    app.log.info(
+      { recorded: recorded.url, pid: recorded.pid },
+      'another daemon on this data dir is recorded in daemon.json and still runs; left as is',
+    );
+  } else
+    try {
+      writeDaemonAddress(dir, {
+        url: `${scheme}://${clientHost(host)}:${actualPort}`,
+        tls: tls !== undefined,
+        mutual_tls: tls?.clientCa !== undefined,
+        ca_cert: tls && selfSignedCertificate(tls.cert) ? resolve(tls.cert) : null,
+        pid: process.pid,
+        started_at: new Date().toISOString(),
+      });
+    } catch (err) {
+      app.log.warn({ err }, 'could not record the daemon address in the data dir');
+    }
   let closing: Promise<void> | undefined;
   return {
     url: `${scheme}://${shownHost}:${actualPort}`,
@@ -189,7 +182,6 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();
-        claim.lock.release();
         app.log.info('daemon stopped');
       })()),
   };

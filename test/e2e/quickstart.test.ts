@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc } from '../helpers/cli.js';
+import { BIN, runSvc, startDaemonProcess } from '../helpers/cli.js';
 import { svcOnPath } from '../helpers/path-shim.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -108,20 +108,22 @@ describe('svc quickstart', () => {
       expect(statSync(join(cwd, '.svc', 'quickstart.json')).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8')).not.toMatch(/svct_/);
 
-      // A second quickstart (with the busy-port remedy applied) or daemon on the running demo's
-      // data dir starts nothing: it would rewrite daemon.json, then leave it naming a dead port.
+      // A second quickstart (with the busy-port remedy applied) on the running demo's data dir
+      // starts nothing. A second daemon (several may serve one data dir) leaves daemon.json to
+      // the demo's, so its stop never leaves discovery naming a dead port.
       const recorded = readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8');
-      const [second, daemon] = await Promise.all([
-        runSvc(['quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'], {
+      const second = await runSvc(
+        ['quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'],
+        {
           SVC_HOME: join(cwd, '.svc'),
-        }),
-        runSvc(['daemon', 'start', '--listen', '127.0.0.1:0'], { SVC_HOME: join(cwd, '.svc') }),
-      ]);
+        },
+      );
       expect(second.code, second.stderr).toBe(4);
-      expect(second.stderr).toMatch(/the demo is already running \(pid \d+\)/);
+      expect(second.stderr).toMatch(/the demo is already running \(pid \d+, https:\/\/127\.0\.0\.1:\d+\)/);
       expect(second.stderr).toContain('svc quickstart --env');
-      expect(daemon.code, daemon.stderr).toBe(4);
-      expect(daemon.stderr).toMatch(/is already served by a running daemon \(pid \d+\)/);
+      const other = await startDaemonProcess([], { SVC_HOME: join(cwd, '.svc') });
+      expect(readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8')).toBe(recorded);
+      expect(await other.stop()).toBe(0);
       expect(readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8')).toBe(recorded);
     } finally {
       expect(await qs.stop()).toBe(0);
@@ -226,8 +228,6 @@ describe('svc quickstart', () => {
         expect(r.stderr).toContain('choose another address with --listen, for example --listen 127.0.0.1:0');
         expect(r.stderr).not.toMatch(/try again shortly/);
       }
-      // The refused start released its claim on the data dir: the next one runs.
-      expect(existsSync(join(home, 'daemon.lock'))).toBe(false);
     } finally {
       server.close();
     }
