@@ -130,5 +130,6 @@ export default class Quickstart extends SvcCommand {
     await stopSignal;
     this.log('stopping…');
     await qs.close();
+    this.log('svc quickstart: stopped (the data dir is kept; `svc quickstart` starts the demo again)');
   }
 }

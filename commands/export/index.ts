@@ -6,6 +6,7 @@ import { writeAtomically } from '../../src/export/export-file.js';
 import { exportLog, type ExportOptions, type ExportSummary } from '../../src/export/log-export.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
+import { counted } from '../../src/cli/plural.js';
 
 export default class Export extends DataDirCommand {
   static override summary =
@@ -49,9 +50,11 @@ export default class Export extends DataDirCommand {
         return exportLog(store, keyring, flags.tenant, process.stdout, { ...opts, keepOpen: true });
       return writeAtomically(flags.out, (out) => exportLog(store, keyring, flags.tenant, out, opts));
     }).finally(() => bar?.stop());
-    const anchors = summary.pre_anchor ? 'no anchors yet (pre_anchor)' : `${summary.anchor_count} anchors`;
+    const anchors = summary.pre_anchor
+      ? 'no anchors yet (pre_anchor)'
+      : counted(summary.anchor_count, 'anchor', 'anchors');
     this.note(
-      `Exported ${summary.entry_count} entries of tenant ${summary.tenant_id}, ${anchors}, head signed by ${summary.key_id}${flags.out ? ` to ${flags.out}` : ''}.`,
+      `Exported ${counted(summary.entry_count, 'entry', 'entries')} of tenant ${summary.tenant_id}, ${anchors}, head signed by ${summary.key_id}${flags.out ? ` to ${flags.out}` : ''}.`,
     );
     const keys = summary.key_ids;
     this.note(

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { dataDirFlag, SvcCommand } from '../../src/cli/base-command.js';
 import { resolveDataDir } from '../../src/store/data-dir.js';
 import { migrateDataDir } from '../../src/store/migrate-data-dir.js';
+import { counted } from '../../src/cli/plural.js';
 
 interface MigrateResult {
   target: string;
@@ -43,7 +44,7 @@ export default class StoreMigrate extends SvcCommand {
         `Copied ${report.tables.length} tables (${total} rows) into ${target} and compared every row.`,
         ...report.tenants.map(
           (t) =>
-            `tenant ${t.tenantId}: ${t.entries} entries copied, proof OK (export identical: ${t.exportLines} lines after the header)`,
+            `tenant ${t.tenantId}: ${counted(t.entries, 'entry', 'entries')} copied, proof OK (export identical: ${counted(t.exportLines, 'line', 'lines')} after the header)`,
         ),
       ].join('\n'),
     );

@@ -30,7 +30,11 @@ export abstract class SvcCommand extends Command {
     // A reader that stopped reading (`| head`) is not a failure to report.
     if ((err as { code?: string }).code === 'EPIPE') return undefined;
     const resume = err instanceof PageFailure ? err.cursor : undefined;
-    const coded: SvcError = withRemedy(asSvcError(err instanceof PageFailure ? err.error : err), this.id);
+    const coded: SvcError = withRemedy(
+      asSvcError(err instanceof PageFailure ? err.error : err),
+      this.id,
+      this.config.commandIDs,
+    );
     process.exitCode = exitCodeFor(coded);
     if (this.jsonEnabled()) {
       this.logJson({ error: coded.toBody() });
@@ -65,7 +69,9 @@ export abstract class SvcCommand extends Command {
     const { write, release } = sink(process.stdout);
     try {
       if (this.jsonEnabled()) {
-        await writeJsonList(pages, write, (err) => withRemedy(asSvcError(err), this.id));
+        await writeJsonList(pages, write, (err) =>
+          withRemedy(asSvcError(err), this.id, this.config.commandIDs),
+        );
         return;
       }
       const r = await writeTableList(pages, columns, write);

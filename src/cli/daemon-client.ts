@@ -155,7 +155,11 @@ export class DaemonClient {
             : 'the outcome is unknown: read the state back (for example `svc receipts list --task <task>`) before retrying',
       });
     }
-    return answerBody(ex, `${method} ${path}`) as T;
+    try {
+      return answerBody(ex, `${method} ${path}`) as T;
+    } catch (err) {
+      throw tokenRefused(err);
+    }
   }
 
   /** The transport's refusal, saying where the endpoint came from when no flag or SVC_ENDPOINT chose it. */
@@ -172,6 +176,23 @@ export class DaemonClient {
       },
     );
   }
+}
+
+/** The refusals of the bearer token itself, which the CLI always takes from SVC_TOKEN. */
+const TOKEN_REFUSALS: readonly string[] = ['unauthenticated', 'bad_token', 'missing_token', 'token_expired'];
+
+/**
+ * The daemon's remedy for a refused token speaks HTTP (send a bearer header); a CLI user
+ * fixes it in the shell.
+ */
+function tokenRefused(err: unknown): unknown {
+  if (!(err instanceof SvcError) || !TOKEN_REFUSALS.includes(err.code)) return err;
+  return new SvcError(err.kind, err.reason, {
+    code: err.code,
+    cause: err.cause ?? err,
+    remedy:
+      'export SVC_TOKEN=<token> with a live token: an operator issues one with `svc token issue --tenant <tenant> --actor <you>` (for the demo: eval "$(svc quickstart --env)")',
+  });
 }
 
 /** An id as one path segment, whatever it contains. */

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startConsole, type RunningConsole } from '../console/server.js';
+import { SvcError } from '../core/errors.js';
 import { checkDemoDir, ensureDemo, type DemoSetup } from '../provisioning/demo.js';
+import { DataDir } from '../store/data-dir.js';
+import { liveRecordedDaemon } from '../store/daemon-address.js';
 import type { Store } from '../store/ports.js';
 import { assertCanListen } from './port-probe.js';
 
@@ -43,7 +46,7 @@ export interface Quickstart {
 
 /**
  * Everything `svc quickstart` starts, in an order that writes nothing when it cannot run:
- * refuse a data dir that is not the demo's, check every address can be listened on, then
+ * refuse a data dir that is not the demo's or whose demo already runs, check every address can be listened on, then
  * provision and listen: the daemon, then the operator console on its own address.
  */
 export async function startQuickstart(o: {
@@ -54,6 +57,19 @@ export async function startQuickstart(o: {
   startDaemon: DaemonStarter;
 }): Promise<Quickstart> {
   checkDemoDir(o.root);
+  // Before the port check: its remedy (another port) would start a second daemon here.
+  const running = liveRecordedDaemon(new DataDir(o.root));
+  if (running !== undefined) {
+    throw new SvcError(
+      'conflict',
+      `the demo is already running (pid ${running.pid}, ${running.url}) on ${o.root}`,
+      {
+        field: 'data-dir',
+        remedy:
+          'nothing to start: `eval "$(svc quickstart --env)"` in this terminal is all that is needed to use it; stop the running one (Ctrl-C) first to start it afresh',
+      },
+    );
+  }
   await assertCanListen(o.listen, '--listen');
   await assertCanListen(o.consoleListen, '--console-listen');
   const demo = await ensureDemo(o.root, o.now);

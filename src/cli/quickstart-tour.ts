@@ -15,6 +15,7 @@ import { verifyFile } from '../verifier/verify-file.js';
 import { decideApproval } from './approval-decision.js';
 import { DaemonClient } from './daemon-client.js';
 import { tourRequests, type TourRequest } from './quickstart-walkthrough.js';
+import { counted } from './plural.js';
 
 type Decision = z.output<typeof DecisionResponse>;
 
@@ -102,7 +103,9 @@ export async function runTour(ctx: TourContext, run: string): Promise<TourResult
     const summary = await writeAtomically(file, (out) =>
       exportLog(ctx.store, keyring, DEMO.tenant, out, { now: () => new Date() }),
     );
-    ctx.say(`7. exported  ${summary.entry_count} entries to ${file}, head signed by ${summary.key_id}`);
+    ctx.say(
+      `7. exported  ${counted(summary.entry_count, 'entry', 'entries')} to ${file}, head signed by ${summary.key_id}`,
+    );
 
     const { active } = await showKeys(ctx.store, DEMO.tenant);
     const report = await verifyFile(file, {

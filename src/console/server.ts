@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
-import { parseListenAddress } from '../http/listen-address.js';
+import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import type { ServerLimits } from '../http/limits.js';
 import { tlsServerOptions } from '../http/tls.js';
@@ -121,10 +121,9 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
   } catch (err) {
     await app.close();
     await store.close();
+    // the metrics listener's own refusals are already coded
     if (err instanceof SvcError) throw err;
-    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw listenError(o.listen, err);
   }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;

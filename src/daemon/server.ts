@@ -2,14 +2,18 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SvcError } from '../core/errors.js';
 import type { ServerLimits } from '../http/limits.js';
 import { RequestActivity } from '../http/request-activity.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
-import { clientHost, selfSignedCertificate, writeDaemonAddress } from '../store/daemon-address.js';
+import {
+  clientHost,
+  liveRecordedDaemon,
+  selfSignedCertificate,
+  writeDaemonAddress,
+} from '../store/daemon-address.js';
 import { DataDir } from '../store/data-dir.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
@@ -19,7 +23,7 @@ import { AnchorAttestor } from './attest/anchor-attestor.js';
 import { attestUrl } from './attest/attest-url.js';
 import { parseWitnessPins } from './attest/witness-pin.js';
 import { buildDaemon } from './app.js';
-import { parseListenAddress } from '../http/listen-address.js';
+import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { avoidJsToWasmInliningCrash } from './v8-workaround.js';
 import { daemonDeps } from './wiring.js';
 import {
@@ -158,9 +162,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     await app.listen({ host, port });
   } catch (err) {
     await store.close();
-    throw new SvcError('unavailable', `cannot listen on ${o.listen}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw listenError(o.listen, err);
   }
   const anchors = new AnchorSchedule(
     {
@@ -194,18 +196,27 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   const scheme = tls ? 'https' : 'http';
   // Record where clients on this machine reach this daemon, so the CLI needs no SVC_ENDPOINT.
   // A convenience only: a data dir that cannot take the file still gets a running daemon.
-  try {
-    writeDaemonAddress(dir, {
-      url: `${scheme}://${clientHost(host)}:${actualPort}`,
-      tls: tls !== undefined,
-      mutual_tls: tls?.clientCa !== undefined,
-      ca_cert: tls && selfSignedCertificate(tls.cert) ? resolve(tls.cert) : null,
-      pid: process.pid,
-      started_at: new Date().toISOString(),
-    });
-  } catch (err) {
-    app.log.warn({ err }, 'could not record the daemon address in the data dir');
-  }
+  // Several daemons may serve one data dir; the one recorded first keeps discovery while it
+  // runs, so a later one that stops never leaves daemon.json naming its dead port.
+  const recorded = liveRecordedDaemon(dir);
+  if (recorded !== undefined) {
+    app.log.info(
+      { recorded: recorded.url, pid: recorded.pid },
+      'another daemon on this data dir is recorded in daemon.json and still runs; left as is',
+    );
+  } else
+    try {
+      writeDaemonAddress(dir, {
+        url: `${scheme}://${clientHost(host)}:${actualPort}`,
+        tls: tls !== undefined,
+        mutual_tls: tls?.clientCa !== undefined,
+        ca_cert: tls && selfSignedCertificate(tls.cert) ? resolve(tls.cert) : null,
+        pid: process.pid,
+        started_at: new Date().toISOString(),
+      });
+    } catch (err) {
+      app.log.warn({ err }, 'could not record the daemon address in the data dir');
+    }
   let closing: Promise<void> | undefined;
   return {
     url: `${scheme}://${shownHost}:${actualPort}`,
@@ -214,11 +225,14 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () =>
       (closing ??= (async () => {
+        // The log says when and how the daemon stopped, not only that requests ceased.
+        app.log.info('daemon stopping: no new connections; in-flight requests finish, then the store closes');
         await metricsListener?.close();
         await app.close();
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();
+        app.log.info('daemon stopped');
       })()),
   };
 }

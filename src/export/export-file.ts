@@ -14,7 +14,14 @@ export async function writeAtomically<T>(path: string, write: (out: Writable) =>
     renameSync(partial, path);
     return result;
   } catch (err) {
-    out.destroy();
+    // The stream opens its file asynchronously: removing it before the open (and the close
+    // that destroy queues after it) finishes would leave the file behind, created after.
+    if (!out.closed) {
+      await new Promise<void>((resolve) => {
+        out.once('close', () => resolve());
+        out.destroy();
+      });
+    }
     rmSync(partial, { force: true });
     throw err;
   }

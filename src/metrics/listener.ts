@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { invalidField, SvcError } from '../core/errors.js';
-import { parseListenAddress } from '../http/listen-address.js';
+import { invalidField } from '../core/errors.js';
+import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import type { SvcMetrics } from './registry.js';
 
@@ -88,9 +88,8 @@ export async function startMetricsListener(
     await app.listen({ host: plan.host, port: plan.port });
   } catch (err) {
     await app.close();
-    throw new SvcError('unavailable', `cannot listen on ${o.listen} for metrics: ${(err as Error).message}`, {
-      cause: err,
-    });
+    // a busy port names the port and the flag, as the API listeners do
+    throw listenError(o.listen, err, '--metrics-listen');
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : plan.port;

@@ -74,3 +74,16 @@ export function readDaemonAddress(dir: DataDir): DaemonAddress | undefined {
     started_at: typeof a.started_at === 'string' ? a.started_at : '',
   };
 }
+
+/** The recorded daemon when it is another process that still runs, else undefined. */
+export function liveRecordedDaemon(dir: DataDir): DaemonAddress | undefined {
+  const recorded = readDaemonAddress(dir);
+  if (recorded === undefined || recorded.pid <= 0 || recorded.pid === process.pid) return undefined;
+  try {
+    process.kill(recorded.pid, 0);
+    return recorded;
+  } catch (err) {
+    // EPERM: it runs, as another user
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? recorded : undefined;
+  }
+}

@@ -6,7 +6,7 @@ import { encodeBase64 } from '../evidence/encoding.js';
 import { registerErrorHandler } from '../http/error-mapping.js';
 import { useGuardedJson } from '../http/json-body.js';
 import { applyServerLimits, DEFAULT_SERVER_LIMITS, type ServerLimits } from '../http/limits.js';
-import { parseListenAddress } from '../http/listen-address.js';
+import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { registerResponseHeaders } from '../http/request-id.js';
 import { fastifyServerOptions } from '../http/server-options.js';
 import { Head, LogIdText, Hex32 } from './head-schema.js';
@@ -84,9 +84,7 @@ export async function listenWitness(app: FastifyInstance, listen: string, secure
   try {
     await app.listen({ host, port });
   } catch (err) {
-    throw new SvcError('unavailable', `cannot listen on ${listen}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw listenError(listen, err);
   }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runSvc } from '../helpers/cli.js';
+import { BIN, runSvc, startDaemonProcess } from '../helpers/cli.js';
 import { svcOnPath } from '../helpers/path-shim.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -107,9 +107,32 @@ describe('svc quickstart', () => {
       expect(steps.get('7')).toMatch(/^PASS/m);
       expect(statSync(join(cwd, '.svc', 'quickstart.json')).mode & 0o777).toBe(0o600);
       expect(readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8')).not.toMatch(/svct_/);
+
+      // A second quickstart (with the busy-port remedy applied) on the running demo's data dir
+      // starts nothing. A second daemon (several may serve one data dir) leaves daemon.json to
+      // the demo's, so its stop never leaves discovery naming a dead port.
+      const recorded = readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8');
+      const second = await runSvc(
+        ['quickstart', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'],
+        {
+          SVC_HOME: join(cwd, '.svc'),
+        },
+      );
+      expect(second.code, second.stderr).toBe(4);
+      expect(second.stderr).toMatch(/the demo is already running \(pid \d+, https:\/\/127\.0\.0\.1:\d+\)/);
+      expect(second.stderr).toContain('svc quickstart --env');
+      const other = await startDaemonProcess([], { SVC_HOME: join(cwd, '.svc') });
+      expect(readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8')).toBe(recorded);
+      expect(await other.stop()).toBe(0);
+      expect(readFileSync(join(cwd, '.svc', 'daemon.json'), 'utf8')).toBe(recorded);
     } finally {
       expect(await qs.stop()).toBe(0);
     }
+    // Ctrl-C says it stopped, on the terminal and in the daemon's log.
+    expect(qs.out()).toMatch(/^svc quickstart: stopped/m);
+    const log = readFileSync(join(cwd, '.svc', 'daemon.log'), 'utf8');
+    expect(log).toMatch(/"msg":"daemon stopping/);
+    expect(log).toMatch(/"msg":"daemon stopped"/);
 
     // A re-run reuses the data dir and its tokens, and --tour runs the walk-through itself.
     const before = tokenIds(join(cwd, '.svc'));
@@ -166,6 +189,45 @@ describe('svc quickstart', () => {
       expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
       expect(r.stderr).toMatch(/choose another address with --listen/);
       expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  }, 120_000);
+
+  it('svc daemon start and svc witness serve on a busy port name the port and the flag', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const home = join(tmp.path, 'busy-daemon');
+    try {
+      await runSvc(['init', '--tenant', 'acme', '--admin', 'alice', '--json'], { SVC_HOME: home });
+      const key = (await runSvc(['key', 'show', '--tenant', 'acme', '--json'], { SVC_HOME: home })).stdout;
+      await runSvc(['witness', 'key', '--key-file', join(tmp.path, 'witness.pem')], {});
+      const [daemon, witness] = await Promise.all([
+        runSvc(['daemon', 'start', '--listen', `127.0.0.1:${port}`], { SVC_HOME: home }),
+        runSvc(
+          [
+            'witness',
+            'serve',
+            '--listen',
+            `127.0.0.1:${port}`,
+            '--allow-insecure-http',
+            '--key-file',
+            join(tmp.path, 'witness.pem'),
+            '--state',
+            join(tmp.path, 'witness-state.json'),
+            '--log-key',
+            `acme=${(JSON.parse(key) as { public_key: string }).public_key}`,
+          ],
+          {},
+        ),
+      ]);
+      for (const r of [daemon, witness]) {
+        expect(r.code, r.stderr).toBe(6);
+        expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+        expect(r.stderr).toContain('choose another address with --listen, for example --listen 127.0.0.1:0');
+        expect(r.stderr).not.toMatch(/try again shortly/);
+      }
     } finally {
       server.close();
     }

@@ -1,9 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { shellBlocks } from '../helpers/doc-blocks.js';
+import { fixedPorts, shellBlocks, withPorts } from '../helpers/doc-blocks.js';
+import { freePort } from '../helpers/free-port.js';
 import { svcOnPath } from '../helpers/path-shim.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -17,7 +26,9 @@ import { tmpDir } from '../helpers/tmp.js';
  * `<!-- doctest: background -->` starts it in its own process group, waits until it says
  * it is listening (or 'Press Ctrl-C'), and stops it at the end. The README's reader works
  * in the clone; the working dir links the clone's `src/` so the SDK examples run as written
- * without the examples' files landing in the repository.
+ * without the examples' files landing in the repository. The fixed ports the README tells its
+ * reader to open (8092 MCP, 8093 console) are rewritten to ports of the test's own, so the
+ * test passes while a reader's walk-through runs on the same machine.
  */
 const README = join(ROOT, 'README.md');
 const READY = /listening on|Press Ctrl-C to stop/;
@@ -111,7 +122,10 @@ describe('README examples', () => {
   });
 
   it('every shell example runs as written, in order', async () => {
-    const blocks = shellBlocks(readFileSync(README, 'utf8'));
+    const written = shellBlocks(readFileSync(README, 'utf8'));
+    const ports = new Map<number, number>();
+    for (const port of fixedPorts(written)) ports.set(port, await freePort());
+    const blocks = withPorts(written, ports);
     expect(blocks.filter((b) => b.mode === 'run').length).toBeGreaterThan(10);
     const state = join(tmp.path, 'state');
     mkdirSync(state);
@@ -156,5 +170,22 @@ describe('README examples', () => {
         `README.md:${current}: the example failed (exit ${result.code})\n--- block ---\n${block?.code ?? ''}\n--- stderr ---\n${read('err')}\n--- stdout ---\n${read('out').slice(-4000)}`,
       );
     }
+    // A reader runs these in the clone: whatever they write (keys, credentials, a session
+    // cookie, data dirs) must be ignored by git there, never offered to a commit.
+    const left = readdirSync(cwd)
+      .filter((f) => f !== 'src')
+      .map((f) => (statSync(join(cwd, f)).isDirectory() ? `${f}/` : f));
+    const check = spawnSync(
+      'git',
+      ['-C', ROOT, 'check-ignore', '--no-index', '--verbose', '--non-matching', ...left],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const notIgnored = check.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('::'))
+      .map((l) => l.split('\t')[1]);
+    expect(notIgnored, 'files the README writes that .gitignore does not cover').toEqual([]);
   }, 1_500_000);
 });

@@ -36,3 +36,28 @@ export function shellBlocks(markdown: string): ShellBlock[] {
   }
   return blocks;
 }
+
+/** A fixed TCP port a block names: `HOST:PORT` on a loopback or wildcard host, or `--port PORT`. */
+const FIXED_PORT = /(?<=\b(?:127\.0\.0\.1|0\.0\.0\.0|localhost):|--port[ =])([1-9]\d{3,4})\b/g;
+
+/**
+ * The fixed ports the blocks that run name, in order of first use. The README tells its reader
+ * to open them (8092 MCP, 8093 console ...): a doc test that binds them would fail, or break
+ * the reader's walk-through, on a machine where they are taken.
+ */
+export function fixedPorts(blocks: readonly ShellBlock[]): number[] {
+  const ports = new Set<number>();
+  for (const b of blocks) {
+    if (b.mode === 'skip') continue;
+    for (const m of b.code.matchAll(FIXED_PORT)) ports.add(Number(m[1]));
+  }
+  return [...ports];
+}
+
+/** The blocks with each fixed port replaced by the doc test's own (a port not in `map` stays). */
+export function withPorts(blocks: readonly ShellBlock[], map: ReadonlyMap<number, number>): ShellBlock[] {
+  return blocks.map((b) => ({
+    ...b,
+    code: b.code.replace(FIXED_PORT, (p) => String(map.get(Number(p)) ?? p)),
+  }));
+}

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /**
  * A private PostgreSQL server for one test run, in `root` (a fresh temporary directory):
@@ -161,18 +161,6 @@ function runStatus(prefix: string[], cmd: string, args: string[]): { ok: boolean
     ok: r.status === 0,
     output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function tail(file: string): string {

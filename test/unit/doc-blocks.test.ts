@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellBlocks } from '../helpers/doc-blocks.js';
+import { ROOT } from '../helpers/cli.js';
+import { fixedPorts, shellBlocks, withPorts, type ShellBlock } from '../helpers/doc-blocks.js';
 
 describe('README shell blocks for the doc test', () => {
   it('finds sh blocks in order with their line and directive; output and data fences are not run', () => {
@@ -37,5 +40,42 @@ describe('README shell blocks for the doc test', () => {
       { line: 17, code: 'cat <<EOF\n```\nEOF', mode: 'run' },
       { line: 24, code: 'svc approvals list', mode: 'run' },
     ]);
+  });
+});
+
+describe('the doc test runs on ports of its own', () => {
+  const readme = shellBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+
+  it("finds the README's fixed ports (MCP, console) in the blocks it runs, not in skipped ones", () => {
+    const ports = fixedPorts(readme);
+    expect(ports).toEqual(expect.arrayContaining([8092, 8093]));
+    // 8090/8091 and 8095 appear only in blocks the doc test skips
+    expect(ports).not.toContain(8095);
+    expect(ports).not.toContain(8090);
+  });
+
+  it('rewrites every one of them, in HOST:PORT and --port forms, and nothing else', () => {
+    const blocks: ShellBlock[] = [
+      { line: 1, code: 'svc mcp --http --port 8092\nsvc x --port=8092', mode: 'background' },
+      {
+        line: 5,
+        code: 'curl http://127.0.0.1:8092/mcp # order 8092\nsvc console start --listen 0.0.0.0:8093',
+        mode: 'run',
+      },
+      { line: 9, code: 'svc daemon start --listen 127.0.0.1:0', mode: 'run' },
+    ];
+    const map = new Map(fixedPorts(blocks).map((p, i) => [p, 40001 + i]));
+    expect([...map.keys()]).toEqual([8092, 8093]);
+    expect(withPorts(blocks, map).map((b) => b.code)).toEqual([
+      'svc mcp --http --port 40001\nsvc x --port=40001',
+      'curl http://127.0.0.1:40001/mcp # order 8092\nsvc console start --listen 0.0.0.0:40002',
+      'svc daemon start --listen 127.0.0.1:0',
+    ]);
+    const all = new Map(fixedPorts(readme).map((p) => [p, 1]));
+    const rewritten = withPorts(readme, all);
+    expect(fixedPorts(rewritten)).toEqual([]);
+    for (const b of rewritten.filter((x) => x.mode !== 'skip')) {
+      expect(b.code, `README.md:${b.line}`).not.toMatch(/127\.0\.0\.1:(8092|8093)\b|--port 809\d/);
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   type Column,
   type Page,
 } from '../../../src/cli/list-output.js';
+import { counted } from '../../../src/cli/plural.js';
 import { withRemedy } from '../../../src/cli/remedies.js';
 import { cellText, renderTable } from '../../../src/cli/table.js';
 import { SvcError, type ErrorCode } from '../../../src/core/errors.js';
@@ -268,6 +269,41 @@ describe('remedies', () => {
       expect(body.remedy).toMatch(/`svc |SVC_DEBUG|try again/);
       expect(body.remedy).not.toMatch(/\/v1\//);
     }
+  });
+});
+
+describe('a not-found remedy names a command that exists, never a literal `svc … list`', () => {
+  const known = ['task:list', 'task:show', 'tenant:list', 'export', 'key:show'];
+  it.each([
+    ['task:show', undefined, '`svc task list`'],
+    ['export', 'tenant', '`svc tenant list`'],
+    ['key:show', undefined, '`svc tenant list`'],
+    ['task:show', 'tenant', '`svc tenant list`'],
+  ])('%s (field %s): %s', (id, field, command) => {
+    const err = new SvcError('not_found', 'no such thing', field ? { field } : {});
+    const remedy = withRemedy(err, id, known).remedy!;
+    expect(remedy).toContain(`${command} shows what exists`);
+    expect(remedy).not.toContain('…');
+    const conflict = withRemedy(new SvcError('conflict', 'r'), id, known).remedy!;
+    expect(conflict).not.toContain('…');
+  });
+});
+
+describe('CLI text a new user reads', () => {
+  it('a store command that cannot reach its database points at the URL and the server, not a daemon log', () => {
+    const remedy = withRemedy(
+      new SvcError('unavailable', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      'store:migrate',
+    ).remedy!;
+    expect(remedy).toMatch(/database URL/);
+    expect(remedy).toMatch(/PostgreSQL server/);
+    expect(remedy).not.toMatch(/daemon log/);
+  });
+
+  it('counts take the noun in their number', () => {
+    expect(counted(1, 'entry', 'entries')).toBe('1 entry');
+    expect(counted(0, 'anchor', 'anchors')).toBe('0 anchors');
+    expect(counted(2, 'anchor', 'anchors')).toBe('2 anchors');
   });
 });
 
