@@ -87,8 +87,6 @@ export const EXTENSION_CODES = {
   task_used: 'conflict',
   unknown_capability: 'conflict',
   // a journal that does not match its signed head, or a backup file that is not the one its manifest names
-  journal_corrupt: 'unavailable',
-  backup_mismatch: 'unavailable',
 } as const satisfies Record<string, ErrorKind>;
 
 export type ExtensionCode = keyof typeof EXTENSION_CODES;
@@ -108,14 +106,22 @@ export const WITNESS_CODES = [
   'bad_proof',
 ] as const;
 export type WitnessCode = (typeof WITNESS_CODES)[number];
-export type ErrorCode = ErrorKind | ExtensionCode | ClientCode | WitnessCode;
+/**
+ * Codes of the operator's offline store commands (`svc store backup`, `restore`, `verify`),
+ * in the `unavailable` family (exit 6): the daemon never answers with them, so they stay out
+ * of the OpenAPI document's enums and the SDKs' wire types.
+ */
+export const STORE_CHECK_CODES = ['journal_corrupt', 'backup_mismatch'] as const;
+export type StoreCheckCode = (typeof STORE_CHECK_CODES)[number];
+export type ErrorCode = ErrorKind | ExtensionCode | ClientCode | WitnessCode | StoreCheckCode;
 
 export function isErrorCode(code: string): code is ErrorCode {
   return (
     (ERROR_CODES as readonly string[]).includes(code) ||
     Object.hasOwn(EXTENSION_CODES, code) ||
     (CLIENT_CODES as readonly string[]).includes(code) ||
-    (WITNESS_CODES as readonly string[]).includes(code)
+    (WITNESS_CODES as readonly string[]).includes(code) ||
+    (STORE_CHECK_CODES as readonly string[]).includes(code)
   );
 }
 
