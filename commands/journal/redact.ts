@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import type { Tombstone } from '../../src/evidence/export-line.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
+import { counted } from '../../src/cli/plural.js';
 
 export default class JournalRedact extends DataDirCommand {
   static override summary =
@@ -38,7 +39,7 @@ export default class JournalRedact extends DataDirCommand {
     );
     const t = result.tombstone;
     this.log(
-      `Redacted entries ${t.from_sequence}..${t.to_sequence} of tenant ${flags.tenant} (${t.record_count} entries); redaction record ${result.sequence} (receipt ${result.receiptId}).`,
+      `Redacted entries ${t.from_sequence}..${t.to_sequence} of tenant ${flags.tenant} (${counted(t.to_sequence - t.from_sequence + 1, 'entry', 'entries')}); redaction record ${result.sequence} (receipt ${result.receiptId}).`,
     );
     return { tenant_id: flags.tenant, sequence: result.sequence, receipt_id: result.receiptId, tombstone: t };
   }

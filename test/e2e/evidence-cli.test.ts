@@ -241,10 +241,13 @@ describe('svc export, svc verify and svc-verify (built binary)', () => {
     expect((await redact('3', '4')).code).toBe(4);
     expect((await redact('4', '2')).code).toBe(2);
     expect((await redact('4', '4', 'bot')).code).toBe(2);
+    const one = await redact('4', '4');
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^Redacted entries 4\.\.4 of tenant acme \(1 entry\); redaction record 7 /m);
     expect((await runSvc(['export', ...t, '--out', file], env)).code).toBe(0);
     const after = await runSvc(['verify', file, '--public-key', key]);
     expect(after.code).toBe(0);
-    expect(after.stdout).toMatch(/^PASS: pass with redactions \(2 entries in 1 range\)$/m);
+    expect(after.stdout).toMatch(/^PASS: pass with redactions \(3 entries in 2 ranges\)$/m);
   });
 
   it('the daemon refuses an anchor interval out of range', async () => {
