@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
-import { newSigningKey, parseSigningKey } from '../evidence/keys.js';
+import { newSigningKey, parseSigningKey, rawPublicKey } from '../evidence/keys.js';
 import { ed25519Signer } from '../evidence/node-crypto.js';
 import { checkPrivateFileMode, writeSecretFile, type DataDir } from './data-dir.js';
 import type { HeadSigner } from './evidence-ports.js';
@@ -42,7 +42,7 @@ export class Keyring {
   async active(tenantId: string): Promise<LoadedKey> {
     const record = await this.store.keys.active(tenantId);
     if (!record) throw new SvcError('unavailable', `tenant ${tenantId} has no active signing key`);
-    return { record, privateKey: this.load(tenantId, record.keyId) };
+    return { record, privateKey: this.load(record) };
   }
 
   /** Signs tree heads with the tenant's active key; earlier heads keep the id of the key that signed them. */
@@ -51,7 +51,13 @@ export class Keyring {
     return { keyId: record.keyId, sign: ed25519Signer(privateKey) };
   }
 
-  private load(tenantId: string, keyId: string): KeyObject {
+  /**
+   * The key file must hold the private half of the public key the store records: a file copied
+   * from another data dir (a restore, a mix-up of tenants) would otherwise sign heads no auditor
+   * holding the recorded key can verify, and the journal would look forged from then on.
+   */
+  private load(record: SigningKeyRecord): KeyObject {
+    const { tenantId, keyId } = record;
     const cached = this.cache.get(keyId);
     if (cached) return cached;
     const file = this.dir.keyFile(tenantId, keyId);
@@ -66,6 +72,15 @@ export class Keyring {
         `signing key ${keyId} of tenant ${tenantId} cannot be loaded from ${file}`,
         {
           cause: err,
+        },
+      );
+    }
+    if (Buffer.from(rawPublicKey(key)).toString('base64') !== record.publicKey) {
+      throw new SvcError(
+        'unavailable',
+        `the key file ${file} does not hold signing key ${keyId} of tenant ${tenantId}: its public half differs from the one the store records`,
+        {
+          remedy: `copy ${keyId}.pem from the data dir this database came from (a backup carries no keys); nothing is signed with a key that does not match`,
         },
       );
     }
