@@ -8,7 +8,7 @@ export default class Apply extends DataDirCommand {
   static override summary =
     "Apply a deployment document (YAML or JSON): one tenant's actors, capabilities, permissions, policy and tasks.";
   static override description =
-    'The whole document is checked before anything is written; applying it again changes nothing. See the README for the format.';
+    'The whole document is checked before anything is written; applying it again changes nothing. See docs/cli.md "svc apply" for the format.';
   static override examples = [
     '<%= config.bin %> apply -f deployment.yaml',
     '<%= config.bin %> apply -f deployment.yaml --dry-run',

@@ -17,7 +17,7 @@ export default class Quickstart extends SvcCommand {
     'The first run makes the data dir: tenant demo, the human admin (administrator, operator, approver), the agent demo-agent, a readable and an irreversible capability, a policy permitting both, and a task with a budget. Later runs reuse it and show the same tokens. A busy address is refused before anything is written.';
   static override enableJsonFlag = false;
   // The demo lives in its data dir's SQLite database; replicas on PostgreSQL are set up by
-  // `svc init --store` and `svc daemon start --store` (README: Several replicas on PostgreSQL).
+  // `svc init --store` and `svc daemon start --store` (docs/postgres.md "Several replicas on PostgreSQL").
   static override baseFlags = { ...dataDirFlag };
   static override examples = [
     '<%= config.bin %> quickstart',

@@ -143,7 +143,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   if (tls && tls.cert === dir.tlsCert && new X509Certificate(readFileSync(tls.cert)).ca) {
     app.log.warn(
       { cert: 'deployment certificate' },
-      'the deployment certificate is a CA certificate (made by an older `svc init`); regenerate it as a leaf (README: TLS)',
+      'the deployment certificate is a CA certificate (made by an older `svc init`); regenerate it as a leaf (docs/operations.md "Listener limits, TLS, and what answers never say")',
     );
   }
   // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.

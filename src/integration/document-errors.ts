@@ -44,6 +44,6 @@ export function invalid(file: string, lines: string[]): SvcError {
   return new SvcError(
     'usage',
     `${file} is not a valid integration-operations document:\n  ${shown.join('\n  ')}${more}`,
-    { field: 'integration-ops', remedy: 'see "Integration operations" in the README for the format' },
+    { field: 'integration-ops', remedy: 'see docs/api.md "Integration operations" for the format' },
   );
 }

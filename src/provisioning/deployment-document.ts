@@ -250,7 +250,7 @@ function report(file: string, lines: string[]): SvcError {
     `${file} is not a valid deployment document, ${summary}:\n  ${shown.join('\n  ')}${more}`,
     {
       field: 'file',
-      remedy: 'see "svc apply" in the README for the document format',
+      remedy: 'see docs/cli.md "svc apply" for the document format',
     },
   );
 }

@@ -76,7 +76,7 @@ export async function backupDataDir(
   if (!existsSync(dir.database)) {
     throw new SvcError('not_initialized', `no SQLite database in the data dir ${dir.root}`, {
       remedy:
-        'point --data-dir at an initialised data dir; a PostgreSQL store is backed up with pg_dump (see README "Backup and restore")',
+        'point --data-dir at an initialised data dir; a PostgreSQL store is backed up with pg_dump (see docs/operations.md "Backup and restore")',
     });
   }
   const file = resolve(to);

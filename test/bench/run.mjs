@@ -19,7 +19,17 @@ import { metricsOverhead } from './metrics.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
-const only = process.argv[2];
+// `--record` appends this run's figures to docs/performance.md (test/bench/record.mjs).
+const record = process.argv.slice(2).includes('--record');
+const only = process.argv.slice(2).find((a) => a !== '--record');
+const printed = [];
+if (record) {
+  const print = console.log;
+  console.log = (...args) => {
+    printed.push(args.join(' '));
+    print(...args);
+  };
+}
 const SECTIONS = [
   'startup',
   'policy',
@@ -268,4 +278,9 @@ if ((!only || only === 'replicas') && existsSync(replicas)) {
   if (r.status !== 0) console.log(`replicas: exited ${r.status ?? r.signal}`);
 } else if (only === 'replicas') {
   console.log('replicas: test/bench/replicas.mjs is not in this tree');
+}
+if (record) {
+  const { recordRun } = await import('./record.mjs');
+  const row = await recordRun(printed.join('\n'));
+  console.log(`recorded in docs/performance.md: ${row}`);
 }

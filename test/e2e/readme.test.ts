@@ -11,29 +11,46 @@ import {
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.js';
-import { fixedPorts, shellBlocks, withPorts } from '../helpers/doc-blocks.js';
+import {
+  fixedPorts,
+  indexedPages,
+  manualPages,
+  shellBlocks,
+  withPorts,
+  type ShellBlock,
+} from '../helpers/doc-blocks.js';
 import { freePort } from '../helpers/free-port.js';
 import { svcOnPath } from '../helpers/path-shim.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /**
- * The README's doc test. Every ```sh block runs in order, in one bash session (variables
- * and functions carry from block to block; `set -e -o pipefail`), in a fresh working dir
- * against what the README's first command stands for: `svc quickstart` (data dir ./.svc,
- * tenant demo) on a free port, with `svc` and `svc-verify` on PATH as `npm link` puts them,
- * and `svc quickstart --env` exported (SVC_HOME, SVC_ENDPOINT, SVC_CA_CERT, SVC_TOKEN of the
- * human admin, AGENT_TOKEN of demo-agent). `<!-- doctest: skip -->` skips the next block;
- * `<!-- doctest: background -->` starts it in its own process group, waits until it says
- * it is listening (or 'Press Ctrl-C'), and stops it at the end. The README's reader works
- * in the clone; the working dir links the clone's `src/` so the SDK examples run as written
- * without the examples' files landing in the repository. The fixed ports the README tells its
- * reader to open (8092 MCP, 8093 console) are rewritten to ports of the test's own, so the
- * test passes while a reader's walk-through runs on the same machine.
+ * The doc test of the README and the manual. Every ```sh block of README.md, then of each page
+ * the manual's index (docs/README.md) links, in the index's order, runs in order in one bash
+ * session (variables and functions carry from block to block and from page to page;
+ * `set -e -o pipefail`), in a fresh working dir against what the README's first command
+ * stands for: `svc quickstart` (data dir ./.svc, tenant demo) on a free port, with `svc` and
+ * `svc-verify` on PATH as `npm link` puts them, and `svc quickstart --env` exported
+ * (SVC_HOME, SVC_ENDPOINT, SVC_CA_CERT, SVC_TOKEN of the human admin, AGENT_TOKEN of
+ * demo-agent). `<!-- doctest: skip -->` skips the next block; `<!-- doctest: background -->`
+ * starts it in its own process group, waits until it says it is listening (or 'Press
+ * Ctrl-C'), and stops it at the end. The reader works in the clone; the working dir links the
+ * clone's `src/` so the SDK examples run as written without the examples' files landing in
+ * the repository. The fixed ports the pages tell their reader to open (8092 MCP, 8093
+ * console) are rewritten to ports of the test's own, so the test passes while a reader's
+ * walk-through runs on the same machine. A failure names its page and line
+ * (`docs/cli.md:120`). A page under docs/ that the index does not link fails the test, so
+ * no example escapes it.
  */
-const README = join(ROOT, 'README.md');
+const DOCS = join(ROOT, 'docs');
+
+/** A block with the page it comes from; `at` is what names it in a failure and a state file. */
+interface PageBlock extends ShellBlock {
+  page: string;
+  at: string;
+}
 const READY = /listening on|Press Ctrl-C to stop/;
 
-describe('README examples', () => {
+describe('README and manual examples', () => {
   const tmp = tmpDir('svc-readme-');
   const cwd = join(tmp.path, 'work');
   const path = svcOnPath(join(tmp.path, 'bin'));
@@ -121,11 +138,27 @@ describe('README examples', () => {
     );
   });
 
-  it('every shell example runs as written, in order', async () => {
-    const written = shellBlocks(readFileSync(README, 'utf8'));
+  it('the index names every page of docs/, and every page it names exists', () => {
+    const indexed = indexedPages(readFileSync(join(DOCS, 'README.md'), 'utf8'));
+    const onDisk = readdirSync(DOCS).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    expect(
+      onDisk.filter((f) => !indexed.includes(f)),
+      'pages docs/README.md does not link',
+    ).toEqual([]);
+    expect(
+      indexed.filter((f) => !onDisk.includes(f)),
+      'pages docs/README.md links that do not exist',
+    ).toEqual([]);
+  });
+
+  it('every shell example runs as written, in order, page after page', async () => {
+    const pages = manualPages(ROOT);
+    const written: PageBlock[] = pages.flatMap((page, i) =>
+      shellBlocks(readFileSync(join(ROOT, page), 'utf8')).map((b) => ({ ...b, page, at: `${i}-${b.line}` })),
+    );
     const ports = new Map<number, number>();
     for (const port of fixedPorts(written)) ports.set(port, await freePort());
-    const blocks = withPorts(written, ports);
+    const blocks = withPorts(written, ports) as PageBlock[];
     expect(blocks.filter((b) => b.mode === 'run').length).toBeGreaterThan(10);
     const state = join(tmp.path, 'state');
     mkdirSync(state);
@@ -133,11 +166,11 @@ describe('README examples', () => {
     const parts: string[] = ['set -e -o pipefail'];
     for (const b of blocks) {
       if (b.mode === 'skip') continue;
-      const at = (ext: string) => `"${join(state, `${b.line}.${ext}`)}"`;
-      parts.push(`echo ${b.line} > "${state}/current"`);
+      const at = (ext: string) => `"${join(state, `${b.at}.${ext}`)}"`;
+      parts.push(`echo ${b.at} > "${state}/current"`);
       if (b.mode === 'background') {
         // Its own process group, so the end of the test stops it and everything it started.
-        writeFileSync(join(state, `${b.line}.sh`), b.code + '\n');
+        writeFileSync(join(state, `${b.at}.sh`), b.code + '\n');
         parts.push(
           `setsid bash ${at('sh')} > ${at('bg')} 2>&1 &`,
           `echo $! >> "${state}/bg.pids"`,
@@ -165,9 +198,9 @@ describe('README examples', () => {
         existsSync(join(state, `${current}.${ext}`))
           ? readFileSync(join(state, `${current}.${ext}`), 'utf8')
           : '';
-      const block = blocks.find((b) => String(b.line) === current);
+      const block = blocks.find((b) => b.at === current);
       throw new Error(
-        `README.md:${current}: the example failed (exit ${result.code})\n--- block ---\n${block?.code ?? ''}\n--- stderr ---\n${read('err')}\n--- stdout ---\n${read('out').slice(-4000)}`,
+        `${block ? `${block.page}:${block.line}` : current}: the example failed (exit ${result.code})\n--- block ---\n${block?.code ?? ''}\n--- stderr ---\n${read('err')}\n--- stdout ---\n${read('out').slice(-4000)}`,
       );
     }
     // A reader runs these in the clone: whatever they write (keys, credentials, a session
@@ -186,6 +219,6 @@ describe('README examples', () => {
       .split('\n')
       .filter((l) => l.startsWith('::'))
       .map((l) => l.split('\t')[1]);
-    expect(notIgnored, 'files the README writes that .gitignore does not cover').toEqual([]);
+    expect(notIgnored, 'files the examples write that .gitignore does not cover').toEqual([]);
   }, 1_500_000);
 });

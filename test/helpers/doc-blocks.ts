@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /** A fenced shell block of a Markdown file, with what the doc test does with it. */
 export interface ShellBlock {
   /** 1-based line of the opening fence */
@@ -60,4 +63,24 @@ export function withPorts(blocks: readonly ShellBlock[], map: ReadonlyMap<number
     ...b,
     code: b.code.replace(FIXED_PORT, (p) => String(map.get(Number(p)) ?? p)),
   }));
+}
+
+/**
+ * The pages the manual's index (`docs/README.md`) links, in order of first mention: the order
+ * the doc test runs them in, after README.md. Only pages beside the index count (`cli.md`,
+ * `api.md#x`); a link out of `docs/` (`../SECURITY.md`) or to a site is not a page of the
+ * manual.
+ */
+export function indexedPages(index: string): string[] {
+  const pages: string[] = [];
+  for (const m of index.matchAll(/\]\(([\w.-]+\.md)(?:#[^)]*)?\)/g)) {
+    if (m[1] !== 'README.md' && !pages.includes(m[1]!)) pages.push(m[1]!);
+  }
+  return pages;
+}
+
+/** README.md, then the manual's pages in the order of its index: paths relative to `root`. */
+export function manualPages(root: string): string[] {
+  const index = readFileSync(join(root, 'docs', 'README.md'), 'utf8');
+  return ['README.md', ...indexedPages(index).map((p) => `docs/${p}`)];
 }

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
-import { fixedPorts, shellBlocks, withPorts, type ShellBlock } from '../helpers/doc-blocks.js';
+import {
+  fixedPorts,
+  indexedPages,
+  manualPages,
+  shellBlocks,
+  withPorts,
+  type ShellBlock,
+} from '../helpers/doc-blocks.js';
 
 describe('README shell blocks for the doc test', () => {
   it('finds sh blocks in order with their line and directive; output and data fences are not run', () => {
@@ -44,9 +51,10 @@ describe('README shell blocks for the doc test', () => {
 });
 
 describe('the doc test runs on ports of its own', () => {
-  const readme = shellBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  // the README and the manual run in one session: their ports are one set
+  const readme = manualPages(ROOT).flatMap((page) => shellBlocks(readFileSync(join(ROOT, page), 'utf8')));
 
-  it("finds the README's fixed ports (MCP, console) in the blocks it runs, not in skipped ones", () => {
+  it("finds the manual's fixed ports (MCP, console) in the blocks it runs, not in skipped ones", () => {
     const ports = fixedPorts(readme);
     expect(ports).toEqual(expect.arrayContaining([8092, 8093]));
     // 8090/8091 and 8095 appear only in blocks the doc test skips
@@ -76,6 +84,30 @@ describe('the doc test runs on ports of its own', () => {
     expect(fixedPorts(rewritten)).toEqual([]);
     for (const b of rewritten.filter((x) => x.mode !== 'skip')) {
       expect(b.code, `README.md:${b.line}`).not.toMatch(/127\.0\.0\.1:(8092|8093)\b|--port 809\d/);
+    }
+  });
+});
+
+describe("the manual's running order", () => {
+  it('is the order in which the index first links each page beside it', () => {
+    const index = [
+      '# The svc manual',
+      '[README.md](../README.md) starts a demo.',
+      '1. [Commands](cli.md): every command.',
+      '2. [Evidence](evidence.md#the-export-format), then [again](cli.md#svc-init).',
+      '3. [Operations](operations.md). See [SECURITY.md](../SECURITY.md) and [a site](https://x.org/a.md).',
+      'A [self link](README.md).',
+    ].join('\n');
+    expect(indexedPages(index)).toEqual(['cli.md', 'evidence.md', 'operations.md']);
+  });
+
+  it('starts with README.md and names only pages of docs/ that exist', () => {
+    const pages = manualPages(ROOT);
+    expect(pages[0]).toBe('README.md');
+    expect(pages.length).toBeGreaterThan(5);
+    for (const page of pages.slice(1)) {
+      expect(page).toMatch(/^docs\/[\w.-]+\.md$/);
+      expect(() => readFileSync(join(ROOT, page), 'utf8'), page).not.toThrow();
     }
   });
 });

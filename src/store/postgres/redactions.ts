@@ -16,8 +16,8 @@ import { writeAll } from './write-parts.js';
  * The reads and writes core/redaction.ts asks for, as on SQLite: R is journaled and the
  * range blanked in one transaction, under the tenant lock so no replica appends or anchors
  * between the size read and R (R is appended on the log state that read brought).
- * PostgreSQL keeps the old row versions until VACUUM reclaims them; see README "Several
- * replicas on PostgreSQL".
+ * PostgreSQL keeps the old row versions until VACUUM reclaims them; see docs/postgres.md
+ * "Replicas on PostgreSQL: one journal, one allow per effect key".
  */
 export function pgRedactionOps(tx: PgTx): Async<RedactionOps> {
   let log: LogState | undefined;
