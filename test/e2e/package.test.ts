@@ -79,6 +79,43 @@ beforeAll(() => {
   pack = (JSON.parse(r.stdout) as PackResult[])[0]!;
 }, 120_000);
 
+describe("the clone's first command", () => {
+  it('npm start runs the quickstart, and Ctrl-C stops it', async () => {
+    const home = join(scratch.path, 'npm-start');
+    // Its own process group, as a terminal runs it: Ctrl-C reaches npm and the quickstart alike.
+    const child = spawn(
+      'npm',
+      ['start', '--', '--listen', '127.0.0.1:0', '--console-listen', '127.0.0.1:0'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SVC_HOME: home, SVC_STORE: '', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
+    let out = '';
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.on('close', (code, signal) => r({ code, signal })),
+    );
+    await new Promise<void>((resolve, reject) => {
+      const seen = (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('Press Ctrl-C to stop.')) resolve();
+      };
+      child.stdout.on('data', seen);
+      child.stderr.on('data', seen);
+      void exited.then((e) => reject(new Error(`npm start exited ${e.code ?? e.signal}: ${out}`)));
+    });
+    expect(out).toContain(`svc quickstart: the demo is running (new data dir ${home})`);
+    process.kill(-child.pid!, 'SIGINT');
+    // npm ends itself with the signal it was sent, as a shell expects of Ctrl-C; the quickstart
+    // under it stops as it does when run directly.
+    const end = await exited;
+    expect(end.code === 0 || end.signal === 'SIGINT', JSON.stringify(end)).toBe(true);
+    expect(out).toContain('svc quickstart: stopped (the data dir is kept');
+  });
+});
+
 describe('the npm package', () => {
   it('carries what runs, the console pages and the SDK sources, and nothing else', () => {
     const files = pack.files.map((f) => f.path);
