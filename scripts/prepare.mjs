@@ -11,6 +11,11 @@ import { join } from 'node:path';
 const STAMP = join('dist', '.build-complete');
 /** What the build reads: a change to any of these makes dist/ stale. */
 const INPUTS = ['src', 'commands', 'package.json', 'tsconfig.json'];
+/**
+ * The kinds of file tsc and vite read. What Python or Go leave beside the SDK sources
+ * (__pycache__, build/) is not an input: running the SDK examples must not cause a rebuild.
+ */
+const BUILD_INPUT = /\.(ts|tsx|mts|cts|js|mjs|cjs|json|css|html)$/;
 
 /** The first input newer than the last complete build, or the reason there is none to compare. */
 function staleBecause(root) {
@@ -22,7 +27,7 @@ function staleBecause(root) {
     if (!existsSync(path)) continue;
     const files = statSync(path).isDirectory()
       ? readdirSync(path, { recursive: true, withFileTypes: true })
-          .filter((e) => e.isFile())
+          .filter((e) => e.isFile() && BUILD_INPUT.test(e.name))
           .map((e) => join(e.parentPath, e.name))
       : [path];
     const newer = files.find((f) => statSync(f).mtimeMs > built);

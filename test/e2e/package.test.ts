@@ -48,11 +48,11 @@ function run(
   return r;
 }
 
-/** Every file under a folder, newest modification time first. */
+/** The newest file of a folder that the build reads (scripts/prepare.mjs: BUILD_INPUT). */
 function newestUnder(dir: string): { file: string; mtimeMs: number } {
   let newest = { file: dir, mtimeMs: 0 };
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
+    if (!e.isFile() || !/\.(ts|tsx|mts|cts|js|mjs|cjs|json|css|html)$/.test(e.name)) continue;
     const file = join(e.parentPath, e.name);
     const { mtimeMs } = statSync(file);
     if (mtimeMs > newest.mtimeMs) newest = { file, mtimeMs };
@@ -143,19 +143,17 @@ describe('the npm package', () => {
       commands: Record<string, { relativePath: string[] }>;
     };
     for (const c of Object.values(manifest.commands)) expect(files).toContain(c.relativePath.join('/'));
-    // Nothing for development: source maps without their sources, tests, the dev entry point.
-    const unwanted = files.filter(
-      (f) =>
-        f.endsWith('.map') ||
-        f === 'bin/dev.js' ||
-        f === 'dist/.build-complete' ||
-        f.endsWith('_test.go') ||
-        f.startsWith('src/sdk/python/tests/') ||
-        f.includes('__pycache__') ||
-        f.startsWith('test/') ||
-        (f.startsWith('src/') && !f.startsWith('src/sdk/')) ||
-        (f.startsWith('src/sdk/') && f.endsWith('.ts')),
-    );
+    // Nothing else: no source map (its sources are not shipped), test, TypeScript source, dev
+    // entry point, nor what Python or Go leave beside the SDK sources.
+    const shipped = [
+      /^(package\.json|README\.md|oclif\.manifest\.json|bin\/run\.js|bin\/svc-verify\.js)$/,
+      /^dist\/(commands|src)\/.+\.(js|d\.ts)$/,
+      /^dist\/console-ui\/(index\.html|assets\/[^/]+)$/,
+      /^src\/sdk\/examples\/[^/]+\.mjs$/,
+      /^src\/sdk\/go\/(go\.mod|[^/]+\.go|examples\/.+\.go)$/,
+      /^src\/sdk\/python\/(pyproject\.toml|svc_sdk\/[^/]+\.py|examples\/[^/]+\.py)$/,
+    ];
+    const unwanted = files.filter((f) => f.endsWith('_test.go') || !shipped.some((re) => re.test(f)));
     expect(unwanted).toEqual([]);
   });
 

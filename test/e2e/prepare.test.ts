@@ -49,6 +49,12 @@ describe('prepare (npm install, npm link)', () => {
     expect(again.builds).toBe(1);
 
     const later = new Date(Date.now() + 60_000);
+    // What running the Python SDK leaves beside its sources is no input of the build.
+    mkdirSync(join(dir, 'src', 'sdk', 'python', '__pycache__'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'sdk', 'python', '__pycache__', 'client.cpython-311.pyc'), '');
+    utimesSync(join(dir, 'src', 'sdk', 'python', '__pycache__', 'client.cpython-311.pyc'), later, later);
+    expect(prepare(dir).builds).toBe(1);
+
     utimesSync(join(dir, 'src', 'cli', 'a.ts'), later, later);
     const edited = prepare(dir);
     expect(edited.out).toContain('building dist/ (src/cli/a.ts changed since the last build)');
