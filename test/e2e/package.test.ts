@@ -48,7 +48,7 @@ function run(
   return r;
 }
 
-/** The newest file of a folder that the build reads (scripts/prepare.mjs: BUILD_INPUT). */
+/** The newest file of a folder that the build reads (bin/prepare.mjs: BUILD_INPUT). */
 function newestUnder(dir: string): { file: string; mtimeMs: number } {
   let newest = { file: dir, mtimeMs: 0 };
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {

@@ -23,7 +23,7 @@ function fakeClone(): string {
     JSON.stringify({
       name: 'clone',
       version: '1.0.0',
-      scripts: { build, prepare: `node ${JSON.stringify(join(ROOT, 'scripts', 'prepare.mjs'))}` },
+      scripts: { build, prepare: `node ${JSON.stringify(join(ROOT, 'bin', 'prepare.mjs'))}` },
     }),
   );
   return dir;
@@ -65,7 +65,7 @@ describe('prepare (npm install, npm link)', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.prepare).toBe('node scripts/prepare.mjs');
+    expect(pkg.scripts.prepare).toBe('node bin/prepare.mjs');
     expect(pkg.scripts.build).toMatch(/writeFileSync\('dist\/\.build-complete'/);
     expect(existsSync(join(ROOT, 'dist', '.build-complete'))).toBe(true);
   });
