@@ -219,6 +219,20 @@ describe('the flag rules hold whatever the source', () => {
     expect((err as Error).message).toContain('--tls-cert from the config file');
   });
 
+  it('--no-X turns off what the file turns on, and does not then count as given for exclusivity', async () => {
+    const path = join(dir.path, 'insecure.yaml');
+    writeFileSync(path, 'allow-insecure-http: true\n');
+    const s = await effectiveSettings(
+      DaemonStart,
+      ['--config', path, '--no-allow-insecure-http', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'],
+      {},
+      oclifParse(DaemonStart),
+    );
+    expect(s.flags['allow-insecure-http'] ?? false).toBe(false);
+    expect(s.flags['tls-cert']).toBe('c.pem');
+    expect(s.origins['allow-insecure-http']).toEqual({ source: 'flag' });
+  });
+
   it('plain HTTP from the environment is still exclusive with a TLS certificate from a flag', async () => {
     const err = await effectiveSettings(
       DaemonStart,
