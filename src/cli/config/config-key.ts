@@ -120,8 +120,3 @@ export function configKeys(cmd: Configurable): ConfigKey[] {
       } satisfies ConfigKey;
     });
 }
-
-/** A value is shown as `<redacted>` when its key says it is a secret. */
-export function isSecretKey(key: ConfigKey): boolean {
-  return key.kind === 'secret';
-}
