@@ -4,6 +4,9 @@ import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { untilSignal } from '../../src/cli/signals.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
+import { configFlags } from '../../src/cli/config/config-flags.js';
+import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
+import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 
 export default class ConsoleStart extends DataDirCommand {
   static override summary =
@@ -11,16 +14,19 @@ export default class ConsoleStart extends DataDirCommand {
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> console start',
+    '<%= config.bin %> console start --config console.yaml',
     '<%= config.bin %> console start --listen 0.0.0.0:8091 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> console start --listen 127.0.0.1:8091 --allow-insecure-http',
   ];
   static override flags = {
+    ...configFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8091',
     }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP. Tokens and session cookies then cross the network in clear text.',
+      allowNo: true,
       exclusive: ['tls-cert', 'tls-key', 'client-ca'],
     }),
     'tls-cert': Flags.string({
@@ -39,7 +45,14 @@ export default class ConsoleStart extends DataDirCommand {
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(ConsoleStart);
+    const s = await effectiveSettings(ConsoleStart, this.argv, process.env, (argv) =>
+      this.parse(ConsoleStart, argv),
+    );
+    if (s.flags['print-config']) {
+      this.log(renderEffective('console start', s));
+      return;
+    }
+    const { flags } = s;
     const stopSignal = untilSignal();
     const limits = serverLimits(flags);
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
@@ -58,7 +71,10 @@ export default class ConsoleStart extends DataDirCommand {
       ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
     });
-    if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
+    if (flags['allow-insecure-http'])
+      this.logToStderr(
+        `warning: serving plain HTTP (--allow-insecure-http${sourceNote(s.origins['allow-insecure-http'])})`,
+      );
     this.logToStderr(`svc console listening on ${running.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     if (running.metricsUrl !== undefined) this.logToStderr(`svc console metrics on ${running.metricsUrl}`);
     const signal = await stopSignal;

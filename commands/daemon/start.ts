@@ -8,6 +8,9 @@ import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { durationFlag } from '../../src/cli/duration-flag.js';
+import { configFlags } from '../../src/cli/config/config-flags.js';
+import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
+import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 
 const ANCHOR_INTERVAL_BOUNDS = { minMs: 1000, maxMs: 86_400_000 };
 
@@ -30,6 +33,8 @@ export default class DaemonStart extends DataDirCommand {
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon start',
+    '<%= config.bin %> daemon start --config svc.yaml',
+    '<%= config.bin %> daemon start --config svc.yaml --print-config',
     '<%= config.bin %> daemon start --listen 0.0.0.0:8090 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> daemon start --client-ca clients-ca.pem',
     '<%= config.bin %> daemon start -listen 127.0.0.1:8090 -allow-insecure-http',
@@ -40,12 +45,14 @@ export default class DaemonStart extends DataDirCommand {
     '<%= config.bin %> daemon start --witness https://witness.example.org=audit-firm=audit-firm.pub.pem --witness-ca audit-firm=audit-firm-ca.pem',
   ];
   static override flags = {
+    ...configFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8090',
     }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP. Tokens then cross the network in clear text.',
+      allowNo: true,
       exclusive: ['tls-cert', 'tls-key', 'client-ca'],
     }),
     'tls-cert': Flags.string({
@@ -100,11 +107,19 @@ export default class DaemonStart extends DataDirCommand {
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
       dependsOn: ['metrics-listen'],
+      allowNo: true,
     }),
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(DaemonStart, normalizeDashes(this.argv));
+    const s = await effectiveSettings(DaemonStart, normalizeDashes(this.argv), process.env, (argv) =>
+      this.parse(DaemonStart, argv),
+    );
+    if (s.flags['print-config']) {
+      this.log(renderEffective('daemon start', s));
+      return;
+    }
+    const { flags } = s;
     // Listen for the stop signal before anything starts, so an early SIGTERM is never lost.
     const stopSignal = untilSignal();
     const anchorIntervalMs = flags['anchor-interval'];
@@ -132,7 +147,10 @@ export default class DaemonStart extends DataDirCommand {
       ),
       ...(metricsListen ? { metrics: { ...metricsListen, tenantLabel: flags['metrics-tenant-label'] } } : {}),
     });
-    if (flags['allow-insecure-http']) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
+    if (flags['allow-insecure-http'])
+      this.logToStderr(
+        `warning: serving plain HTTP (--allow-insecure-http${sourceNote(s.origins['allow-insecure-http'])})`,
+      );
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     if (daemon.metricsUrl !== undefined) this.logToStderr(`svc daemon metrics on ${daemon.metricsUrl}`);
     const signal = await stopSignal;

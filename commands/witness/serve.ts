@@ -6,6 +6,9 @@ import { serverLimits } from '../../src/http/limits.js';
 import { witnessKey } from '../../src/witness/key-file.js';
 import { witnessTls } from '../../src/witness/listener-tls.js';
 import { parseLogKeys } from '../../src/witness/log-keys.js';
+import { configFlags } from '../../src/cli/config/config-flags.js';
+import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
+import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 
 export default class WitnessServe extends SvcCommand {
   static override summary =
@@ -18,6 +21,7 @@ export default class WitnessServe extends SvcCommand {
     '<%= config.bin %> witness serve --listen 127.0.0.1:8095 --allow-insecure-http --key-file witness.pem --state witness-state.json --log-key acme=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
   ];
   static override flags = {
+    ...configFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8095',
@@ -29,6 +33,7 @@ export default class WitnessServe extends SvcCommand {
     'tls-key': Flags.string({ summary: 'PEM private key for --tls-cert.', dependsOn: ['tls-cert'] }),
     'allow-insecure-http': Flags.boolean({
       summary: 'Serve plain HTTP (cosignatures are signed, but a daemon cannot authenticate the channel).',
+      allowNo: true,
       exclusive: ['tls-cert', 'tls-key'],
     }),
     'key-file': Flags.string({
@@ -46,7 +51,14 @@ export default class WitnessServe extends SvcCommand {
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(WitnessServe);
+    const s = await effectiveSettings(WitnessServe, this.argv, process.env, (argv) =>
+      this.parse(WitnessServe, argv),
+    );
+    if (s.flags['print-config']) {
+      this.log(renderEffective('witness serve', s));
+      return;
+    }
+    const { flags } = s;
     const stopSignal = untilSignal();
     const limits = serverLimits(flags);
     const https = witnessTls({
@@ -66,7 +78,10 @@ export default class WitnessServe extends SvcCommand {
     });
     const app = buildWitnessApp(witness, { logger: true, limits, ...(https ? { https } : {}) });
     const url = await listenWitness(app, flags.listen, https !== undefined);
-    if (https === undefined) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
+    if (https === undefined)
+      this.logToStderr(
+        `warning: serving plain HTTP (--allow-insecure-http${sourceNote(s.origins['allow-insecure-http'])})`,
+      );
     if (logKeys.size === 0) this.logToStderr('warning: no --log-key given: every head will be refused');
     this.logToStderr(`svc witness ${witness.id} listening on ${url} (${logKeys.size} logs)`);
     const signal = await stopSignal;

@@ -15,6 +15,17 @@ export function closestCommand(typed: string, known: readonly string[]): string 
   return words(best.id);
 }
 
+/** The known word closest to what was typed (a config key, a flag), or undefined when none is near. */
+export function closestWord(typed: string, known: readonly string[]): string | undefined {
+  let best: { word: string; distance: number } | undefined;
+  for (const word of known) {
+    const distance = editDistance(typed, word);
+    if (best === undefined || distance < best.distance) best = { word, distance };
+  }
+  if (best === undefined || best.distance > Math.max(2, Math.floor(typed.length / 3))) return undefined;
+  return best.word;
+}
+
 /** Levenshtein distance: insertions, deletions and substitutions, one each. */
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -8,6 +8,7 @@ export const metricsFlags = {
   }),
   'metrics-allow-remote': Flags.boolean({
     summary: 'Let --metrics-listen bind an address other machines can reach.',
+    allowNo: true,
     dependsOn: ['metrics-listen'],
   }),
   'metrics-token-file': Flags.string({

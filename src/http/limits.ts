@@ -31,7 +31,7 @@ export interface ServerLimitFlags {
   'max-connections'?: number;
 }
 
-const TIMEOUT_BOUNDS = { minMs: 1_000, maxMs: 3_600_000 };
+export const TIMEOUT_BOUNDS = { minMs: 1_000, maxMs: 3_600_000 };
 const MAX_CONNECTIONS = 1_000_000;
 
 /** Parse and check the limit flags; anything absent keeps its default. */
