@@ -75,6 +75,25 @@ describe('svc daemon unit', () => {
     expect(r.stdout).toContain('User=svc\n');
   });
 
+  it('guards the data dir the config file names, and refuses a file that does not check', async () => {
+    const config = join(scratch.path, 'svc.yaml');
+    writeFileSync(config, 'data-dir: /srv/svc-data\nanchor-entries: 500\n');
+    const r = await runSvc(['daemon', 'unit', '--config', config]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`--config ${config} --data-dir /srv/svc-data\n`);
+    expect(r.stdout).toContain('ReadWritePaths=/srv/svc-data\n');
+    // The flag still wins, as it does for the daemon.
+    const flagged = await runSvc(['daemon', 'unit', '--config', config, '--data-dir', '/srv/other']);
+    expect(flagged.stdout).toContain('ReadWritePaths=/srv/other\n');
+
+    const bad = join(scratch.path, 'bad.yaml');
+    writeFileSync(bad, 'data-dir: /srv/svc-data\nlisen: 127.0.0.1:0\n');
+    const refused = await runSvc(['daemon', 'unit', '--config', bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('lisen: unknown key; did you mean listen?');
+  });
+
   it('refuses an input that would break the unit, naming the flag, and prints nothing', async () => {
     for (const [flag, value, message] of [
       ['--data-dir', 'relative/dir', '--data-dir must be an absolute path'],
