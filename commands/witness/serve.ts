@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { SvcCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
-import { untilSignal } from '../../src/cli/signals.js';
+import { reloadSignal, untilSignal } from '../../src/cli/signals.js';
+import { tlsReloaderFor, tlsReloadLine } from '../../src/http/tls-reload.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { witnessKey } from '../../src/witness/key-file.js';
 import { witnessTls } from '../../src/witness/listener-tls.js';
@@ -48,6 +49,10 @@ export default class WitnessServe extends SvcCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(WitnessServe);
     const stopSignal = untilSignal();
+    // Before the listener opens: Node's default for SIGHUP is to exit.
+    const reload = reloadSignal(() =>
+      this.logToStderr('svc witness: SIGHUP before the listener opened: ignored'),
+    );
     const limits = serverLimits(flags);
     const https = witnessTls({
       tlsCert: flags['tls-cert'],
@@ -69,6 +74,11 @@ export default class WitnessServe extends SvcCommand {
     if (https === undefined) this.logToStderr('warning: serving plain HTTP (--allow-insecure-http)');
     if (logKeys.size === 0) this.logToStderr('warning: no --log-key given: every head will be refused');
     this.logToStderr(`svc witness ${witness.id} listening on ${url} (${logKeys.size} logs)`);
+    const reloader = tlsReloaderFor(
+      app,
+      https ? { cert: flags['tls-cert'] as string, key: flags['tls-key'] as string } : undefined,
+    );
+    reload.attach(async () => this.logToStderr(tlsReloadLine('svc witness', await reloader.reload())));
     const signal = await stopSignal;
     this.logToStderr(`svc witness stopping (${signal})`);
     await app.close();

@@ -7,8 +7,7 @@ import { RequestActivity } from '../http/request-activity.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { Drain } from '../http/drain.js';
-import { TlsReloader, type TlsReload } from '../http/tls-reload.js';
-import type { Server as TlsServer } from 'node:tls';
+import { tlsReloaderFor, type TlsReload } from '../http/tls-reload.js';
 import { checkLiveSettings, LIVE_KEYS, type LiveSettings } from './live-settings.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
@@ -167,8 +166,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   });
   activity.watch(app.server);
   drain.install(app);
-  // https.Server is a tls.Server: setSecureContext swaps the context for new handshakes.
-  const tlsReloader = new TlsReloader(tls ? (app.server as unknown as TlsServer) : undefined, tls, app.log);
+  const tlsReloader = tlsReloaderFor(app, tls);
   if (tls && tls.cert === dir.tlsCert && new X509Certificate(readFileSync(tls.cert)).ca) {
     app.log.warn(
       { cert: 'deployment certificate' },

@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Server as TlsServer, SecureContextOptions } from 'node:tls';
+import type { FastifyInstance } from 'fastify';
 import { createSecureContext } from 'node:tls';
 import { SvcError } from '../core/errors.js';
 import { tlsServerOptions } from './tls.js';
@@ -72,6 +73,24 @@ export class TlsReloader {
     const { outcome: _o, ...fields } = done;
     this.log.info(fields, 'tls certificate reloaded');
     return done;
+  }
+}
+
+/** The reloader of a fastify listener built with TLS from `files` (none: plain HTTP). */
+export function tlsReloaderFor(app: FastifyInstance, files: TlsFiles | undefined): TlsReloader {
+  // https.Server is a tls.Server: setSecureContext swaps the context for new handshakes.
+  return new TlsReloader(files ? (app.server as unknown as TlsServer) : undefined, files, app.log);
+}
+
+/** The stderr line a reload leaves beside the listener's start line: what was reloaded, or why not. */
+export function tlsReloadLine(who: string, r: TlsReload): string {
+  switch (r.outcome) {
+    case 'reloaded':
+      return `${who}: tls certificate reloaded from ${r.cert} (subject ${r.subject}, not after ${r.notAfter}, sha256 ${r.fingerprint256})`;
+    case 'refused':
+      return `${who}: tls certificate reload refused, the old certificate is kept: ${r.file}: ${r.reason}`;
+    case 'none':
+      return `${who}: reload: ${r.reason}`;
   }
 }
 

@@ -4,7 +4,13 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import {
+  runJson,
+  startConsoleProcess,
+  startDaemonProcess,
+  startWitnessProcess,
+  type DaemonProcess,
+} from '../helpers/cli.js';
 import { decisionLoad, decisionWorld, type LoadResult } from '../helpers/decision-world.js';
 import { serverPki, type ServerPki } from '../helpers/server-pki.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -195,4 +201,55 @@ describe('svc daemon start: SIGHUP reloads the TLS certificate without downtime'
       expect(await plain.stop()).toBe(0);
     }
   });
+
+  it('the console and the witness listeners reload on SIGHUP the same way', async () => {
+    const files = (who: string) =>
+      [join(tmp.path, `${who}-cert.pem`), join(tmp.path, `${who}-key.pem`)] as const;
+    const [cCert, cKey] = files('console');
+    const [wCert, wKey] = files('witness');
+    for (const [cert, key] of [files('console'), files('witness')]) {
+      const pair = await pki.issue('before');
+      writeFileSync(cert, pair.cert);
+      writeFileSync(key, pair.key);
+    }
+    await runJson(['witness', 'key', '--key-file', join(tmp.path, 'w.pem')]);
+    const listeners: [string, DaemonProcess, string, string][] = [
+      ['console', await startConsoleProcess(['--tls-cert', cCert, '--tls-key', cKey], env), cCert, cKey],
+      [
+        'witness',
+        await startWitnessProcess([
+          ...['--tls-cert', wCert, '--tls-key', wKey],
+          ...['--key-file', join(tmp.path, 'w.pem'), '--state', join(tmp.path, 'w-state.json')],
+        ]),
+        wCert,
+        wKey,
+      ],
+    ];
+    try {
+      for (const [who, p, cert, key] of listeners) {
+        const next = await pki.issue(`${who} renewed`);
+        replace(key, next.key);
+        replace(cert, next.cert);
+        const before = p.stderr().length;
+        p.child.kill('SIGHUP');
+        await until(`the ${who} reload line`, () =>
+          p.stderr().slice(before).includes(`svc ${who}: tls certificate reloaded from ${cert}`)
+            ? true
+            : undefined,
+        );
+        expect(servedFingerprint(p.url)).toBe(fingerprint(next.cert));
+        replace(cert, 'not a certificate\n');
+        const again = p.stderr().length;
+        p.child.kill('SIGHUP');
+        await until(`the ${who} refusal line`, () =>
+          p.stderr().slice(again).includes(`the old certificate is kept: ${cert}: not a PEM certificate`)
+            ? true
+            : undefined,
+        );
+        expect(servedFingerprint(p.url)).toBe(fingerprint(next.cert));
+      }
+    } finally {
+      for (const [, p] of listeners) expect(await p.stop()).toBe(0);
+    }
+  }, 60_000);
 });
