@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
-import { untilSignal } from '../../src/cli/signals.js';
+import { reloadSignal, untilSignal } from '../../src/cli/signals.js';
+import { tlsReloadLine } from '../../src/http/tls-reload.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 import { configFlags } from '../../src/cli/config/config-flags.js';
@@ -54,6 +55,10 @@ export default class ConsoleStart extends DataDirCommand {
     }
     const { flags } = s;
     const stopSignal = untilSignal();
+    // Before the listener opens: Node's default for SIGHUP is to exit.
+    const reload = reloadSignal(() =>
+      this.logToStderr('svc console: SIGHUP before the listener opened: ignored'),
+    );
     const limits = serverLimits(flags);
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
     const { startConsole } = await import('../../src/console/server.js');
@@ -77,6 +82,7 @@ export default class ConsoleStart extends DataDirCommand {
       );
     this.logToStderr(`svc console listening on ${running.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     if (running.metricsUrl !== undefined) this.logToStderr(`svc console metrics on ${running.metricsUrl}`);
+    reload.attach(async () => this.logToStderr(tlsReloadLine('svc console', await running.reload())));
     const signal = await stopSignal;
     this.logToStderr(`svc console stopping (${signal})`);
     await running.close();

@@ -1,18 +1,22 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
-import { untilSignal } from '../../src/cli/signals.js';
+import { reloadSignal, stopSignals } from '../../src/cli/signals.js';
+import { reloadLine } from '../../src/daemon/reload-line.js';
+import { liveSettingsOf, restartKeys } from '../../src/daemon/live-settings.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 import { DEFAULT_OPEN_APPROVAL_LIMITS, openApprovalLimits } from '../../src/core/decision/open-approvals.js';
-import { DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
+import { ANCHOR_INTERVAL_BOUNDS, DEFAULT_ANCHOR_ENTRIES } from '../../src/daemon/anchor-schedule.js';
 import { startDaemon } from '../../src/daemon/server.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { durationFlag } from '../../src/cli/duration-flag.js';
 import { configFlags } from '../../src/cli/config/config-flags.js';
 import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
 import { effectiveSettings } from '../../src/cli/config/config-sources.js';
+import { formatDuration } from '../../src/core/duration.js';
 
-const ANCHOR_INTERVAL_BOUNDS = { minMs: 1000, maxMs: 86_400_000 };
+const STOP_DEADLINE_BOUNDS = { minMs: 1000, maxMs: 3_600_000 };
 
 /** The interface spec spells these with one dash; accept both. */
 const SINGLE_DASH = new Map([
@@ -103,6 +107,12 @@ export default class DaemonStart extends DataDirCommand {
       default: DEFAULT_OPEN_APPROVAL_LIMITS.perTask,
       min: 1,
     }),
+    'stop-deadline': durationFlag(STOP_DEADLINE_BOUNDS)({
+      summary:
+        'On SIGTERM or SIGINT, how long in-flight requests may take to finish before the daemon stops hard (a second signal stops hard at once).',
+      default: 30_000,
+      defaultHelp: async () => '30s',
+    }),
     ...metricsFlags,
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
@@ -112,16 +122,21 @@ export default class DaemonStart extends DataDirCommand {
   };
 
   async run(): Promise<void> {
-    const s = await effectiveSettings(DaemonStart, normalizeDashes(this.argv), process.env, (argv) =>
-      this.parse(DaemonStart, argv),
-    );
+    const argv = normalizeDashes(this.argv);
+    const settingsNow = () =>
+      effectiveSettings(DaemonStart, argv, process.env, (a) => this.parse(DaemonStart, a));
+    const s = await settingsNow();
     if (s.flags['print-config']) {
       this.log(renderEffective('daemon start', s));
       return;
     }
     const { flags } = s;
-    // Listen for the stop signal before anything starts, so an early SIGTERM is never lost.
-    const stopSignal = untilSignal();
+    // Listen for the stop and reload signals before anything starts, so an early SIGTERM is
+    // never lost and an early SIGHUP never stops the process.
+    const stop = stopSignals();
+    const reload = reloadSignal(() =>
+      this.logToStderr('svc daemon: SIGHUP before the listener opened: the files are read as it opens'),
+    );
     const anchorIntervalMs = flags['anchor-interval'];
     const limits = serverLimits(flags);
     const dir = this.dataDir(flags);
@@ -153,9 +168,45 @@ export default class DaemonStart extends DataDirCommand {
       );
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     if (daemon.metricsUrl !== undefined) this.logToStderr(`svc daemon metrics on ${daemon.metricsUrl}`);
-    const signal = await stopSignal;
-    this.logToStderr(`svc daemon stopping (${signal}): finishing in-flight requests, anchoring the journal`);
-    await daemon.close();
-    this.logToStderr('svc daemon stopped');
+    reload.attach(async () => {
+      try {
+        // The file and the environment are read again: the live keys take effect, the rest
+        // waits for the next start (and is named, so nobody believes a listener moved).
+        const again = await settingsNow();
+        for (const key of restartKeys(s.flags, again.flags)) {
+          this.logToStderr(`svc daemon: ${key} changed; it takes effect at the next start`);
+        }
+        this.logToStderr(reloadLine(await daemon.reload(liveSettingsOf(again.flags))));
+      } catch (err) {
+        this.logToStderr(`svc daemon: reload refused, nothing changed: ${(err as Error).message}`);
+      }
+    });
+    const signal = await stop.first;
+    this.logToStderr(
+      `svc daemon stopping (${signal}): draining ${daemon.inFlight()} in-flight requests, anchoring the journal`,
+    );
+    const deadlineMs = flags['stop-deadline'];
+    let timer: NodeJS.Timeout | undefined;
+    const hard = await Promise.race([
+      daemon.close().then(() => undefined),
+      stop.second.then((s) => `a second ${s}`),
+      new Promise<string>(
+        (r) =>
+          (timer = setTimeout(
+            () => r(`the stop deadline (${formatDuration(deadlineMs)}) passed`),
+            deadlineMs,
+          )),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (hard === undefined) {
+      this.logToStderr('svc daemon stopped');
+      return;
+    }
+    const cut = daemon.stopHard();
+    this.logToStderr(
+      `svc daemon stopped hard (${hard}): ${cut} ${cut === 1 ? 'request' : 'requests'} cut off`,
+    );
+    process.exit(EXIT.failure);
   }
 }

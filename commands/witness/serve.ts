@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { SvcCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
-import { untilSignal } from '../../src/cli/signals.js';
+import { reloadSignal, untilSignal } from '../../src/cli/signals.js';
+import { tlsReloaderFor, tlsReloadLine } from '../../src/http/tls-reload.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { witnessKey } from '../../src/witness/key-file.js';
 import { witnessTls } from '../../src/witness/listener-tls.js';
@@ -60,6 +61,10 @@ export default class WitnessServe extends SvcCommand {
     }
     const { flags } = s;
     const stopSignal = untilSignal();
+    // Before the listener opens: Node's default for SIGHUP is to exit.
+    const reload = reloadSignal(() =>
+      this.logToStderr('svc witness: SIGHUP before the listener opened: ignored'),
+    );
     const limits = serverLimits(flags);
     const https = witnessTls({
       tlsCert: flags['tls-cert'],
@@ -84,6 +89,11 @@ export default class WitnessServe extends SvcCommand {
       );
     if (logKeys.size === 0) this.logToStderr('warning: no --log-key given: every head will be refused');
     this.logToStderr(`svc witness ${witness.id} listening on ${url} (${logKeys.size} logs)`);
+    const reloader = tlsReloaderFor(
+      app,
+      https ? { cert: flags['tls-cert'] as string, key: flags['tls-key'] as string } : undefined,
+    );
+    reload.attach(async () => this.logToStderr(tlsReloadLine('svc witness', await reloader.reload())));
     const signal = await stopSignal;
     this.logToStderr(`svc witness stopping (${signal})`);
     await app.close();

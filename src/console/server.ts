@@ -4,6 +4,7 @@ import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import type { ServerLimits } from '../http/limits.js';
 import { tlsServerOptions } from '../http/tls.js';
+import { tlsReloaderFor, type TlsReload } from '../http/tls-reload.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { readTextFile } from '../provisioning/text-file.js';
@@ -51,6 +52,8 @@ export interface RunningConsole {
   store: Store;
   /** where GET /metrics is served, when `metrics` was given */
   metricsUrl?: string;
+  /** Re-read the TLS certificate, key and client CA; a refused pair leaves the old one served. */
+  reload(): Promise<TlsReload>;
   close(): Promise<void>;
 }
 
@@ -129,10 +132,12 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
+  const tlsReloader = tlsReloaderFor(app, tls);
   return {
     url: `${tls ? 'https' : 'http'}://${shownHost}:${actualPort}`,
     app,
     store,
+    reload: () => tlsReloader.reload(),
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () =>
       (closing ??= (async () => {

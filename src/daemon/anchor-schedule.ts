@@ -23,6 +23,8 @@ export interface AnchorScheduleDeps {
 
 export const DEFAULT_ANCHOR_INTERVAL_MS = 5 * 60_000;
 export const DEFAULT_ANCHOR_ENTRIES = 10_000;
+/** What `--anchor-interval` (and its live reload) accepts: 1 second to 1 day. */
+export const ANCHOR_INTERVAL_BOUNDS = { minMs: 1000, maxMs: 86_400_000 };
 
 /**
  * Signs tree heads on a schedule, never per decision (DESIGN.md): a log is anchored when
@@ -38,8 +40,13 @@ export class AnchorSchedule {
 
   constructor(
     private readonly deps: AnchorScheduleDeps,
-    private readonly opts: AnchorScheduleOptions,
+    private opts: AnchorScheduleOptions,
   ) {}
+
+  /** New thresholds, used from the next look at the backlog (a reload); the timer keeps its pace. */
+  retune(opts: Partial<Pick<AnchorScheduleOptions, 'intervalMs' | 'entries'>>): void {
+    this.opts = { ...this.opts, ...opts };
+  }
 
   start(): void {
     const every = this.opts.checkMs ?? Math.min(1000, this.opts.intervalMs);

@@ -24,6 +24,8 @@ export interface DaemonDeps {
    * path, tenant or key id) and what only the log gets (`detail`)
    */
   readiness: () => Promise<{ reason: string; detail: string } | undefined>;
+  /** true once the daemon is stopping: `/readyz` then answers 503 `draining` before anything else */
+  draining?: () => boolean;
   capabilitiesFor: (caller: Caller) => Promise<z.output<typeof CapabilityEntry>[]>;
   decisions: DecisionStore;
   rules: {

@@ -6,6 +6,9 @@ import type { ServerLimits } from '../http/limits.js';
 import { RequestActivity } from '../http/request-activity.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import { tlsServerOptions } from '../http/tls.js';
+import { Drain } from '../http/drain.js';
+import { tlsReloaderFor, type TlsReload } from '../http/tls-reload.js';
+import { checkLiveSettings, LIVE_KEYS, type LiveSettings } from './live-settings.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import {
@@ -72,8 +75,28 @@ export interface RunningDaemon {
   store: Store;
   /** where GET /metrics is served, when `metrics` was given */
   metricsUrl?: string;
-  /** Stop accepting, let in-flight requests finish, anchor what is pending, close the store. */
+  /**
+   * Drain and stop: `/readyz` turns unready and the listener stops accepting at once, idle
+   * connections close, requests in flight finish and are answered (`Connection: close`),
+   * pending entries are anchored, the store closes.
+   */
   close(): Promise<void>;
+  /**
+   * Re-read the TLS certificate, key and client CA (kept as they were if the new ones are
+   * refused), and apply the live settings given. A bad setting refuses the whole reload
+   * before anything changes.
+   */
+  reload(live?: LiveSettings): Promise<DaemonReload>;
+  /** Requests arrived and not yet answered. */
+  inFlight(): number;
+  /** Stop hard, during a drain that took too long: every connection destroyed. Returns how many requests were cut off. */
+  stopHard(): number;
+}
+
+export interface DaemonReload {
+  tls: TlsReload;
+  /** the live settings applied, by flag name */
+  applied: string[];
 }
 
 const NO_POOL = { total: 0, idle: 0, waiting: 0 };
@@ -124,7 +147,9 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(tsaUrl ? { tsaUrl } : {}),
     log: { info: (obj, msg) => app.log.info(obj, msg), warn: (obj, msg) => app.log.warn(obj, msg) },
   });
+  const drain = new Drain();
   const deps = {
+    draining: () => drain.draining,
     ...daemonDeps(dir, store, {
       authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
       ...(integration ? { integration } : {}),
@@ -140,6 +165,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     ...(o.limits ? { limits: o.limits } : {}),
   });
   activity.watch(app.server);
+  drain.install(app);
+  const tlsReloader = tlsReloaderFor(app, tls);
   if (tls && tls.cert === dir.tlsCert && new X509Certificate(readFileSync(tls.cert)).ca) {
     app.log.warn(
       { cert: 'deployment certificate' },
@@ -223,12 +250,41 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     app,
     store,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    inFlight: () => activity.count,
+    stopHard: () => {
+      const cut = activity.count;
+      app.log.warn({ requests: cut }, 'daemon stopping hard: every connection destroyed');
+      app.server.closeAllConnections();
+      return cut;
+    },
+    reload: async (live = {}) => {
+      const settings = checkLiveSettings(live);
+      const tlsDone = await tlsReloader.reload();
+      const applied: string[] = [];
+      if (settings.anchorIntervalMs !== undefined || settings.anchorEntries !== undefined) {
+        anchors.retune({
+          ...(settings.anchorIntervalMs !== undefined ? { intervalMs: settings.anchorIntervalMs } : {}),
+          ...(settings.anchorEntries !== undefined ? { entries: settings.anchorEntries } : {}),
+        });
+      }
+      // The rules object is read by each decision, so the next one sees the new bound.
+      if (settings.openApprovals !== undefined) deps.rules.openApprovals = settings.openApprovals;
+      for (const key of Object.keys(settings) as (keyof LiveSettings)[]) applied.push(LIVE_KEYS[key]);
+      if (applied.length > 0) app.log.info({ applied, settings }, 'live settings reloaded');
+      return { tls: tlsDone, applied };
+    },
     close: () =>
       (closing ??= (async () => {
+        // Unready and no longer accepting in the same turn as the signal; the rest follows.
+        drain.begin();
+        const appClosed = app.close();
         // The log says when and how the daemon stopped, not only that requests ceased.
-        app.log.info('daemon stopping: no new connections; in-flight requests finish, then the store closes');
+        app.log.info(
+          { inFlight: activity.count },
+          'daemon stopping: no new connections; in-flight requests finish, then the store closes',
+        );
         await metricsListener?.close();
-        await app.close();
+        await appClosed;
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();

@@ -27,7 +27,9 @@ export function fastifyServerOptions(o: ListenerOptions): FastifyServerOptions &
     ...requestIdOptions,
     bodyLimit: o.limits.bodyLimitBytes,
     trustProxy: false,
-    return503OnClosing: true,
+    // A request that reaches a closing listener (on a kept-alive connection) is served and
+    // told `Connection: close`: the close waits for it anyway, and an answer beats a refusal.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler,

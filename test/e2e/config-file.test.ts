@@ -64,6 +64,53 @@ describe('svc daemon start --config (built binary)', () => {
     daemon = undefined;
   });
 
+  it('SIGHUP reads the file again: live keys apply, others wait for the next start, a bad file changes nothing', async () => {
+    const file = join(conf, 'live.yaml');
+    writeFileSync(file, ['data-dir: ../home', 'anchor-entries: 3', 'request-timeout: 30s', ''].join('\n'));
+    const d = await startDaemonProcess(['--config', file]);
+    try {
+      writeFileSync(
+        file,
+        [
+          'data-dir: ../home',
+          'anchor-entries: 7',
+          'request-timeout: 40s',
+          'max-open-approvals-per-actor: 2',
+          '',
+        ].join('\n'),
+      );
+      let from = d.stderr().length;
+      d.child.kill('SIGHUP');
+      const applied = await until(
+        'the reload line',
+        () => /live settings applied: [^\n]*/.exec(d.stderr().slice(from))?.[0],
+        () => d.stderr(),
+      );
+      expect(applied).toContain('anchor-entries');
+      expect(d.stderr().slice(from)).toContain(
+        'svc daemon: request-timeout changed; it takes effect at the next start',
+      );
+      expect(d.stdout()).toMatch(
+        /"anchorEntries":7.*live settings reloaded|live settings reloaded.*"anchorEntries":7/,
+      );
+      expect(d.stdout()).toMatch(/"perActor":2/);
+
+      writeFileSync(file, ['data-dir: ../home', 'anchor-entries: 9', 'lisen: 127.0.0.1:0', ''].join('\n'));
+      from = d.stderr().length;
+      d.child.kill('SIGHUP');
+      const refused = await until(
+        'the refused reload',
+        () => /reload refused, nothing changed: [^\n]*/.exec(d.stderr().slice(from))?.[0],
+        () => d.stderr(),
+      );
+      expect(refused).toContain('lisen: unknown key');
+      expect(d.stdout()).not.toMatch(/"anchorEntries":9/);
+      expect(d.child.exitCode).toBeNull();
+    } finally {
+      expect(await d.stop()).toBe(0);
+    }
+  });
+
   it('--print-config prints the effective configuration with its sources and starts nothing', async () => {
     const file = join(conf, 'print.yaml');
     writeFileSync(file, 'store: postgres://svc:hunter2-pw@db.example/svc\nanchor-entries: 3\n');

@@ -91,6 +91,15 @@ export function startDaemonProcess(
   return startListener('daemon', ['daemon', 'start', ...listen, ...args], env);
 }
 
+/** Start `svc console start` and wait until it says where it listens. */
+export function startConsoleProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<DaemonProcess> {
+  rememberSecrets(args, env);
+  return startListener('console', ['console', 'start', '--listen', '127.0.0.1:0', ...args], env);
+}
+
 /** Start `svc witness serve` and wait until it says where it listens. */
 export function startWitnessProcess(args: string[]): Promise<DaemonProcess> {
   return startListener('witness', ['witness', 'serve', '--listen', '127.0.0.1:0', ...args], {});

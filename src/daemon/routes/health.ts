@@ -23,6 +23,9 @@ const Ready = Status.extend({
     ),
 });
 
+/** The reason `/readyz` gives while the daemon stops; stable, for load balancers and scripts. */
+export const DRAINING = 'draining: the daemon is stopping and finishes only the requests it has';
+
 export function healthRoutes(deps: DaemonDeps) {
   return [
     defineRoute({
@@ -50,6 +53,10 @@ export function healthRoutes(deps: DaemonDeps) {
         },
       },
       handler: async ({ reply, request }) => {
+        // A stopping daemon says so first, so a load balancer stops sending at once.
+        if (deps.draining?.() === true) {
+          return reply.status(503).send({ code: 'unavailable', reason: DRAINING });
+        }
         const problem = await deps.readiness();
         if (problem !== undefined) {
           // Anyone may ask: the answer names the part, the log names the file and tenant.

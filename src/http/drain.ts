@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * A listener's stop, seen from inside: once `begin` is called the listener is draining.
+ * Every answer from then on carries `Connection: close`, so a client holding a kept-alive
+ * connection learns from its answer to open its next one elsewhere, rather than sending
+ * into a socket that is about to close. `/readyz` reads `draining` to turn unready at once.
+ */
+export class Drain {
+  private since: Date | undefined;
+
+  install(app: FastifyInstance): void {
+    app.addHook('onSend', async (request, reply) => {
+      if (this.since !== undefined && request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
+    });
+  }
+
+  begin(now = new Date()): void {
+    this.since ??= now;
+  }
+
+  get draining(): boolean {
+    return this.since !== undefined;
+  }
+}
