@@ -1,0 +1,108 @@
+import type { NotifyEvent } from '../core/notify/event.js';
+
+/**
+ * Notification destinations, the outbox and its deliveries (issue 26). The CONTRACT between
+ * the store adapters, the core use cases that emit events and the daemon's delivery loop.
+ */
+export const DESTINATION_KINDS = ['webhook', 'chat', 'collab', 'email'] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+export interface NotifyDestination {
+  tenantId: string;
+  /** a slug, unique in the tenant */
+  id: string;
+  kind: DestinationKind;
+  /** webhook: the https URL (http only to a loopback address, when the daemon allows it) */
+  url: string;
+  /** subscription patterns (core/notify/event.ts `checkEventPattern`) */
+  events: string[];
+  /** the secret store's name for its secret(s) (`notify.<id>`), sealed like any secret */
+  secretName: string;
+  enabled: boolean;
+  /** why it was disabled (a receiver answered 410 Gone, an administrator) */
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'disabled';
+
+/** One event for one destination: the unit that is attempted, retried and dead-lettered. */
+export interface DeliveryRecord {
+  tenantId: string;
+  eventId: string;
+  destinationId: string;
+  eventType: string;
+  state: DeliveryState;
+  attempts: number;
+  /** when it is next due (pending only) */
+  nextAttemptAt: string | null;
+  /** the receiver's last HTTP status, if it answered */
+  lastStatus: number | null;
+  /** a short coded reason of the last failure (never a response body, token or secret) */
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+export interface DueDelivery {
+  delivery: DeliveryRecord;
+  event: NotifyEvent;
+  destination: NotifyDestination;
+}
+
+/** An attempt's outcome, recorded only while the recorder still holds the lease. */
+export interface DeliveryAttempt {
+  tenantId: string;
+  eventId: string;
+  destinationId: string;
+  /** the lease owner that claimed it */
+  owner: string;
+  at: string;
+  /** `gone` (410) also disables the destination; `dead` ends the retries */
+  outcome: 'delivered' | 'retry' | 'dead' | 'gone';
+  status: number | null;
+  error: string | null;
+  /** `retry` only */
+  nextAttemptAt: string | null;
+}
+
+export interface DeliveryQuery {
+  state?: DeliveryState;
+  destinationId?: string;
+  limit: number;
+  /** keyset cursor: deliveries created before this (createdAt, eventId) */
+  before?: { createdAt: string; eventId: string };
+}
+
+export interface NotifyCounts {
+  /** deliveries waiting (due or not) */
+  pending: number;
+  dead: number;
+  /** destinations disabled (410 Gone or by an administrator) */
+  disabled: number;
+}
+
+export interface NotifyRepo {
+  /** A new destination; an existing id in the tenant is a coded `already_exists`. */
+  addDestination(d: NotifyDestination): Promise<void>;
+  destinations(tenantId: string): Promise<NotifyDestination[]>;
+  destination(tenantId: string, id: string): Promise<NotifyDestination | undefined>;
+  /** False when there is none; its pending deliveries end as `disabled`. */
+  removeDestination(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * Up to `limit` pending deliveries due at `now` that no live lease holds, each leased to
+   * `owner` until `leaseUntil` in the same transaction (PostgreSQL: `FOR UPDATE SKIP
+   * LOCKED`), so several daemons deliver each event once in the normal case and a daemon
+   * killed mid-delivery leaves it to another once the lease runs out.
+   */
+  claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>;
+  /** Record an attempt; false (and nothing written) when `owner` no longer holds the lease. */
+  recordAttempt(a: DeliveryAttempt): Promise<boolean>;
+  deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /** A dead (or delivered) delivery made pending and due now, same event id; false if none. */
+  redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean>;
+  counts(): Promise<NotifyCounts>;
+  /** Drop dead letters older than `before` (kept 30 days); how many. */
+  purgeDead(before: string): Promise<number>;
+}
