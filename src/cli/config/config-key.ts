@@ -39,6 +39,7 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'key-file': 'path',
   state: 'path',
   'anchor-interval': 'duration',
+  'stop-deadline': 'duration',
   'header-timeout': 'duration',
   'request-timeout': 'duration',
   'idle-timeout': 'duration',
