@@ -162,6 +162,18 @@ describe('sendWebhook over http to loopback (allowed by the deployment)', () => 
     expect(r.got).toHaveLength(0);
   });
 
+  it('reaches an IPv6 loopback literal as well', async () => {
+    const r = await receiver(undefined, undefined, '::1');
+    const out = await sendWebhook(
+      { url: `http://[::1]:${r.port}/hook`, secrets: [newWebhookSecret()] },
+      event,
+      loopback,
+      now(),
+    );
+    expect(out).toEqual({ kind: 'delivered', status: 204 });
+    expect(r.got).toHaveLength(1);
+  });
+
   it('a connection refused is a connect retry', async () => {
     const tcp = createTcp();
     const port = await listen(tcp);
@@ -391,6 +403,26 @@ describe('the send-time address check (a resolver the test controls)', () => {
       now(),
     );
     expect(out).toEqual({ kind: 'refused', error });
+  });
+
+  it.each([
+    ['https://2130706433/in', 'loopback_address'],
+    ['https://0x7f.1/in', 'loopback_address'],
+    ['https://[::ffff:a9fe:a9fe]/in', 'metadata_address'],
+    ['https://169.254.169.254/latest/meta-data/', 'metadata_address'],
+    ['https://[fe80::1]/in', 'private_address'],
+    ['http://10.0.0.1/in', 'http_not_allowed'],
+    ['http://93.184.216.34/in', 'http_not_allowed'],
+  ])('an address written in the URL, %s, is judged the same (%s)', async (url, error) => {
+    const resolve = answering(['93.184.216.34']);
+    const out = await webhookSender({ resolve })(
+      { url, secrets: [newWebhookSecret()] },
+      event,
+      DEFAULT_OUTBOUND_POLICY,
+      now(),
+    );
+    expect(out).toEqual({ kind: 'refused', error });
+    expect(resolve.calls).toBe(0);
   });
 
   it('a listed CIDR allows a private address; the metadata address needs naming exactly', async () => {
