@@ -174,8 +174,8 @@ export function notifyContract(h: () => StoreHarness): void {
       ]);
     });
 
-    it('an access request announces itself', async () => {
-      const s = await h().open();
+    it('an access request, its card decision, the entitlement and a surface revoked each announce themselves', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
       await provision(s);
       await s.actors.add(human('acme', 'owner', { roles: [] }));
       await s.capabilities.put(
@@ -186,7 +186,9 @@ export function notifyContract(h: () => StoreHarness): void {
           owners: ['owner'],
         }),
       );
-      await s.notify.addDestination(destination('access', ['access_request.created']));
+      await s.notify.addDestination(
+        destination('access', ['access_request.created', 'manager_card.*', 'entitlement.*', 'integration.*']),
+      );
       const { request: r } = await s.accessRequests.request({
         tenantId: 'acme',
         actorId: 'bot',
@@ -195,13 +197,47 @@ export function notifyContract(h: () => StoreHarness): void {
         durationSeconds: 3600,
         at: new Date(T0),
       });
-      const [c] = await due(s);
-      expect(c!.event.data).toMatchObject({
+      const decided = await s.managerCards.decide({
+        tenantId: 'acme',
+        cardId: r.cards.find((c) => c.recipientId === 'owner')!.cardId,
+        deciderId: 'owner',
+        decision: 'approve',
+        note: 'private card note',
+        at: new Date(T0),
+      });
+      const alice = human('acme', 'alice', { roles: ['administrator'] });
+      await s.entitlements.revoke(alice, decided.entitlement!.id, 'private revocation note', new Date(T0));
+      await s.surfaces.revoke('acme', 'crm', { documentRef: 'env:CRM_SECRET_REF', actor: alice });
+      const claimed = await due(s);
+      const data = (type: string) => claimed.find((c) => c.event.type === type)!.event.data;
+      expect(claimed.map((c) => c.event.type).sort()).toEqual([
+        'access_request.created',
+        'entitlement.revoked',
+        'integration.surface_revoked',
+        'manager_card.decided',
+      ]);
+      expect(data('access_request.created')).toMatchObject({
         access_request_id: r.id,
         requester_id: 'bot',
         capability: 'crm.write',
       });
-      expect(JSON.stringify(c!.event.data)).not.toContain('quarterly');
+      expect(data('manager_card.decided')).toMatchObject({
+        access_request_id: r.id,
+        status: 'approved',
+        decided_by: 'owner',
+        entitlement_id: decided.entitlement!.id,
+      });
+      expect(data('entitlement.revoked')).toMatchObject({
+        entitlement_id: decided.entitlement!.id,
+        holder_id: 'bot',
+        revoked_by: 'alice',
+      });
+      expect(data('integration.surface_revoked')).toMatchObject({ surface_id: 'crm', revoked_by: 'alice' });
+      // what people typed and credential references stay out
+      const all = JSON.stringify(claimed.map((c) => c.event.data));
+      for (const kept of ['quarterly', 'private card note', 'private revocation note', 'CRM_SECRET_REF']) {
+        expect(all).not.toContain(kept);
+      }
     });
 
     it('leases each due delivery to one owner; an attempt is recorded only under a held lease', async () => {
