@@ -308,6 +308,25 @@ export function notifyContract(h: () => StoreHarness): void {
       });
     });
 
+    it('two stores on one database claiming at once never lease the same delivery', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('a', ['approval.requested']));
+      await s.notify.addDestination(destination('b', ['approval.requested']));
+      for (const step of ['p1', 'p2', 'p3', 'p4', 'p5']) {
+        await s.decisions.decide(request('payments.send', 't1', step, 1), bot, 'new', rules());
+      }
+      const other = await h().reopen(s);
+      const [one, two] = await Promise.all([
+        s.notify.claimDue(at(1000), 'r1', at(61_000), 6),
+        other.notify.claimDue(at(1000), 'r2', at(61_000), 6),
+      ]);
+      const keys = [...one, ...two].map((c) => `${c.event.id}/${c.destination.id}`);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys).toHaveLength(10);
+      expect(await other.notify.claimDue(at(2000), 'r3', at(62_000), 10)).toEqual([]);
+    });
+
     it('410 Gone disables the destination and ends its other deliveries; removal ends them too', async () => {
       const s = await h().open({ clock: () => new Date(T0) });
       await provision(s);
