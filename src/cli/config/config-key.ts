@@ -43,6 +43,8 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'request-timeout': 'duration',
   'idle-timeout': 'duration',
   'tsa-url': 'url',
+  'notify-timeout': 'duration',
+  'notify-allow-private': 'text',
   store: 'store',
   witness: 'url-id-key',
   'witness-ca': 'id-path',
