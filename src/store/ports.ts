@@ -1,3 +1,4 @@
+import type { NotifyRepo } from './notify-ports.js';
 import type { Actor } from '../core/actor.js';
 import type { NewSigningKey, SigningKeyRecord } from '../core/signing-key.js';
 import type { AccessPorts } from './access-ports.js';
@@ -100,6 +101,8 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   /** The console's theme revisions and sign-in sessions. */
   readonly themes: ThemeRepo;
   readonly consoleSessions: ConsoleSessionRepo;
+  /** Notification destinations, the outbox and its deliveries (issue 26). */
+  readonly notify: NotifyRepo;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   /**

@@ -35,6 +35,8 @@ import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
 import { PgTasks } from './tasks.js';
 import { PgThemes } from './themes.js';
+import { PgNotify } from './notify.js';
+import type { NotifyRepo } from '../notify-ports.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { PgTokens } from './tokens.js';
 
@@ -65,6 +67,7 @@ export class PgStore implements Store {
   readonly executions: PgExecutions;
   readonly secrets: SecretRepo;
   readonly themes: ThemeRepo;
+  readonly notify: NotifyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
   readonly taskReads: QueryPorts['taskReads'];
   readonly constraints: QueryPorts['constraints'];
@@ -99,6 +102,7 @@ export class PgStore implements Store {
     this.tasks = new PgTasks(db);
     this.secrets = new PgSecrets(db);
     this.themes = new PgThemes(db);
+    this.notify = new PgNotify(db);
     this.consoleSessions = new PgConsoleSessions(db);
     this.taskReads = new PgTaskReads(db);
     this.constraints = new PgConstraints(db);

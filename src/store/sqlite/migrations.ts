@@ -528,4 +528,68 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE themes ADD COLUMN logo BLOB CHECK ((logo IS NULL) = (logo_name IS NULL));
   CREATE INDEX themes_logo ON themes (tenant_id, logo_name) WHERE logo_name IS NOT NULL;
   `,
+  // 12: notifications (issue 26). Destinations per tenant; the outbox: an event row written in
+  // the transaction of the change it reports, and one delivery per subscribed destination,
+  // leased by the daemon that attempts it (lease_owner, lease_until) so several daemons on one
+  // data dir deliver each once. A delivery outlives its destination (it ends `disabled`), so
+  // it names the destination without a foreign key. Expired approvals are announced once:
+  // approvals that had already expired before this migration count as announced.
+  `
+  CREATE TABLE notify_destinations (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('webhook', 'chat', 'collab', 'email')),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret_name TEXT NOT NULL,
+    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    disabled_reason TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE TABLE notify_events (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE TABLE notify_deliveries (
+    tenant_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead', 'disabled')),
+    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    next_attempt_at TEXT,
+    last_status INTEGER,
+    last_error TEXT,
+    lease_owner TEXT,
+    lease_until TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    delivered_at TEXT,
+    PRIMARY KEY (tenant_id, event_id, destination_id),
+    FOREIGN KEY (tenant_id, event_id) REFERENCES notify_events(tenant_id, id),
+    CHECK ((state = 'pending') = (next_attempt_at IS NOT NULL))
+  ) STRICT;
+  CREATE INDEX notify_deliveries_due ON notify_deliveries(next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX notify_deliveries_recent ON notify_deliveries(tenant_id, created_at, event_id);
+  CREATE INDEX notify_deliveries_by_destination ON notify_deliveries(tenant_id, destination_id, state);
+  CREATE TABLE notify_budget_marks (
+    tenant_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    percent INTEGER NOT NULL CHECK (percent IN (80, 100)),
+    event_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, task_id, percent),
+    FOREIGN KEY (tenant_id, task_id) REFERENCES tasks(tenant_id, id)
+  ) STRICT;
+  ALTER TABLE approvals ADD COLUMN expiry_announced INTEGER NOT NULL DEFAULT 0
+    CHECK (expiry_announced IN (0, 1));
+  UPDATE approvals SET expiry_announced = 1
+    WHERE expires_at <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now');
+  CREATE INDEX approvals_unannounced_expiry ON approvals(expires_at)
+    WHERE status = 'pending' AND expiry_announced = 0;
+  `,
 ];

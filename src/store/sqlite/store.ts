@@ -28,6 +28,7 @@ import { SqliteSecrets } from './secrets.js';
 import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
 import { SqliteThemes } from './themes.js';
+import { SqliteNotify } from './notify.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 import { WalSync } from './wal-sync.js';
@@ -62,6 +63,7 @@ export class SqliteStore implements Store {
   readonly channels: SqliteChannels;
   readonly proofs: SqliteMerkleProofs;
   readonly themes: SqliteThemes;
+  readonly notify: SqliteNotify;
   readonly consoleSessions: SqliteConsoleSessions;
 
   private readonly commits: CommitQueue;
@@ -114,6 +116,7 @@ export class SqliteStore implements Store {
     this.channels = new SqliteChannels(db);
     this.proofs = new SqliteMerkleProofs(db);
     this.themes = new SqliteThemes(db);
+    this.notify = new SqliteNotify(db);
     this.consoleSessions = new SqliteConsoleSessions(db);
   }
 

@@ -1,0 +1,51 @@
+/**
+ * The notify adapters' SQL text that both dialects share (parameters `?` in SQLite, `$n` in
+ * PostgreSQL are filled in by each adapter's `sql` helper in order of appearance).
+ */
+export const INSERT_EVENT = 'INSERT INTO notify_events (tenant_id, id, type, timestamp, data) VALUES (?, ?, ?, ?, ?)';
+
+export const INSERT_DELIVERY = `INSERT INTO notify_deliveries (tenant_id, event_id, destination_id, event_type, state,
+    attempts, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`;
+
+/** Pending deliveries whose destination went away end `disabled`, with why. */
+export const DISABLE_PENDING = `UPDATE notify_deliveries SET state = 'disabled', next_attempt_at = NULL,
+    lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ?
+  WHERE tenant_id = ? AND destination_id = ? AND state = 'pending'`;
+
+/** The guarded write of an attempt: only while `owner` holds an unexpired lease on a pending delivery. */
+export const RECORD_ATTEMPT = `UPDATE notify_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?,
+    last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?, delivered_at = ?
+  WHERE tenant_id = ? AND event_id = ? AND destination_id = ? AND state = 'pending'
+    AND lease_owner = ? AND lease_until > ?`;
+
+export const DISABLE_DESTINATION = `UPDATE notify_destinations SET enabled = 0, disabled_reason = ?
+  WHERE tenant_id = ? AND id = ?`;
+
+/** A dead or delivered delivery made pending and due now, while its destination is enabled. */
+export const REDELIVER = `UPDATE notify_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?,
+    lease_owner = NULL, lease_until = NULL, last_error = NULL, last_status = NULL, updated_at = ?, delivered_at = NULL
+  WHERE tenant_id = ? AND event_id = ? AND destination_id = ? AND state IN ('dead', 'delivered')
+    AND EXISTS (SELECT 1 FROM notify_destinations d
+      WHERE d.tenant_id = notify_deliveries.tenant_id AND d.id = notify_deliveries.destination_id AND d.enabled = 1)`;
+
+export const COUNTS = `SELECT
+    (SELECT count(*) FROM notify_deliveries WHERE state = 'pending') AS pending,
+    (SELECT count(*) FROM notify_deliveries WHERE state = 'dead') AS dead,
+    (SELECT count(*) FROM notify_destinations WHERE enabled = 0) AS disabled`;
+
+export const PURGE_DEAD = "DELETE FROM notify_deliveries WHERE state = 'dead' AND updated_at < ?";
+/** Events left with no delivery (their dead letters purged) go with them. */
+export const PURGE_ORPHAN_EVENTS = `DELETE FROM notify_events WHERE NOT EXISTS (SELECT 1 FROM notify_deliveries l
+  WHERE l.tenant_id = notify_events.tenant_id AND l.event_id = notify_events.id)`;
+
+/** A tenant's deliveries, newest first, with the optional filters and keyset cursor. */
+export const DELIVERY_PAGE = `WHERE tenant_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?)
+  AND (CAST(? AS TEXT) IS NULL OR destination_id = ?)
+  AND (CAST(? AS TEXT) IS NULL OR (created_at, event_id) < (?, ?))
+  ORDER BY created_at DESC, event_id DESC, destination_id ASC LIMIT ?`;
+
+/** `?` placeholders as PostgreSQL's `$1 … $n`. */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}

@@ -1,0 +1,194 @@
+import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import type { NotifyEvent } from '../../core/notify/event.js';
+import type { OutboxOps } from '../../core/notify/outbox.js';
+import type { Async } from '../../core/use-case.js';
+import type {
+  DeliveryAttempt,
+  DeliveryQuery,
+  DeliveryRecord,
+  DueDelivery,
+  NotifyCounts,
+  NotifyDestination,
+  NotifyRepo,
+} from '../notify-ports.js';
+import {
+  COUNTS,
+  DELIVERY_PAGE,
+  DISABLE_DESTINATION,
+  DISABLE_PENDING,
+  INSERT_DELIVERY,
+  INSERT_EVENT,
+  numbered,
+  PURGE_DEAD,
+  PURGE_ORPHAN_EVENTS,
+  RECORD_ATTEMPT,
+  REDELIVER,
+} from '../notify-sql.js';
+import {
+  DELIVERY_COLUMNS,
+  DESTINATION_COLUMNS,
+  destinationValues,
+  DUE_SELECT,
+  toDelivery,
+  toDestination,
+  toDue,
+  type DeliveryRow,
+  type DestinationRow,
+  type DueRow,
+} from '../rows/notify.js';
+import { pgStoreError, type PgDb, type PgTx } from './database.js';
+
+const SQL = {
+  subscribers: `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = $1 ORDER BY id COLLATE "C"`,
+  one: `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = $1 AND id = $2`,
+  insertEvent: numbered(INSERT_EVENT),
+  insertDelivery: numbered(INSERT_DELIVERY),
+  disablePending: numbered(DISABLE_PENDING),
+  disableDestination: numbered(DISABLE_DESTINATION),
+  recordAttempt: `${numbered(RECORD_ATTEMPT)} RETURNING 1`,
+  redeliver: `${numbered(REDELIVER)} RETURNING 1`,
+  page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
+  purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
+};
+
+/** The outbox's operations in a tenant transaction, for a use case driven by `runAsync`. */
+export function pgOutbox(tx: PgTx): Async<OutboxOps> {
+  return {
+    subscribers: async (tenantId) => (await tx.query<DestinationRow>(SQL.subscribers, [tenantId])).map(toDestination),
+    writeEvent: async (event: NotifyEvent, destinationIds: string[]) => {
+      await tx.query(SQL.insertEvent, [event.tenantId, event.id, event.type, event.timestamp, JSON.stringify(event.data)]);
+      for (const d of destinationIds) {
+        await tx.query(SQL.insertDelivery, [
+          event.tenantId,
+          event.id,
+          d,
+          event.type,
+          event.timestamp,
+          event.timestamp,
+          event.timestamp,
+        ]);
+      }
+    },
+  };
+}
+
+export class PgNotify implements NotifyRepo {
+  constructor(private readonly db: PgDb) {}
+
+  async addDestination(d: NotifyDestination): Promise<void> {
+    try {
+      await this.db.query(
+        `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        destinationValues(d),
+      );
+    } catch (err) {
+      throw pgStoreError(err, `notification destination ${d.id}`);
+    }
+  }
+
+  async destinations(tenantId: string): Promise<NotifyDestination[]> {
+    return (await this.db.query<DestinationRow>(SQL.subscribers, [tenantId])).map(toDestination);
+  }
+
+  async destination(tenantId: string, id: string): Promise<NotifyDestination | undefined> {
+    const [r] = await this.db.query<DestinationRow>(SQL.one, [tenantId, id]);
+    return r && toDestination(r);
+  }
+
+  async removeDestination(tenantId: string, id: string): Promise<boolean> {
+    const at = new Date().toISOString();
+    return this.db.tx(async (tx) => {
+      const gone =
+        (await tx.query('DELETE FROM notify_destinations WHERE tenant_id = $1 AND id = $2 RETURNING 1', [tenantId, id]))
+          .length === 1;
+      if (gone) await tx.query(SQL.disablePending, [REMOVED_REASON, at, tenantId, id]);
+      return gone;
+    });
+  }
+
+  /**
+   * Each due row is locked and leased in one statement; a replica's concurrent claim skips
+   * the rows this one holds (`SKIP LOCKED`) and, after the commit, finds them leased.
+   */
+  async claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+    return this.db.tx(async (tx) => {
+      const keys = await tx.query<{ tenant_id: string; event_id: string; destination_id: string }>(
+        `UPDATE notify_deliveries l SET lease_owner = $1, lease_until = $2
+         FROM (SELECT tenant_id, event_id, destination_id FROM notify_deliveries
+               WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+               ORDER BY next_attempt_at, tenant_id, event_id, destination_id LIMIT $4
+               FOR UPDATE SKIP LOCKED) due
+         WHERE l.tenant_id = due.tenant_id AND l.event_id = due.event_id AND l.destination_id = due.destination_id
+         RETURNING l.tenant_id, l.event_id, l.destination_id, l.next_attempt_at`,
+        [owner, leaseUntil, now, limit],
+      );
+      if (keys.length === 0) return [];
+      const rows = await tx.query<DueRow>(
+        `${DUE_SELECT} WHERE (l.tenant_id, l.event_id, l.destination_id) IN
+           (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))
+         ORDER BY l.next_attempt_at, l.tenant_id, l.event_id, l.destination_id`,
+        [keys.map((k) => k.tenant_id), keys.map((k) => k.event_id), keys.map((k) => k.destination_id)],
+      );
+      return rows.map(toDue);
+    });
+  }
+
+  async recordAttempt(a: DeliveryAttempt): Promise<boolean> {
+    const change = attemptChange(a);
+    return this.db.tx(async (tx) => {
+      const held =
+        (
+          await tx.query(SQL.recordAttempt, [
+            change.state,
+            change.nextAttemptAt,
+            a.status,
+            a.error,
+            a.at,
+            change.deliveredAt,
+            a.tenantId,
+            a.eventId,
+            a.destinationId,
+            a.owner,
+            a.at,
+          ])
+        ).length === 1;
+      if (held && change.disableDestination !== null) {
+        await tx.query(SQL.disableDestination, [change.disableDestination, a.tenantId, a.destinationId]);
+        await tx.query(SQL.disablePending, [change.disableDestination, a.at, a.tenantId, a.destinationId]);
+      }
+      return held;
+    });
+  }
+
+  async deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
+    const rows = await this.db.query<DeliveryRow>(SQL.page, [
+      tenantId,
+      q.state ?? null,
+      q.state ?? null,
+      q.destinationId ?? null,
+      q.destinationId ?? null,
+      q.before?.createdAt ?? null,
+      q.before?.createdAt ?? null,
+      q.before?.eventId ?? null,
+      q.limit,
+    ]);
+    return rows.map(toDelivery);
+  }
+
+  async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
+    return (await this.db.query(SQL.redeliver, [now, now, tenantId, eventId, destinationId])).length === 1;
+  }
+
+  async counts(): Promise<NotifyCounts> {
+    const [r] = await this.db.query<{ pending: string; dead: string; disabled: string }>(COUNTS);
+    return { pending: Number(r!.pending), dead: Number(r!.dead), disabled: Number(r!.disabled) };
+  }
+
+  async purgeDead(before: string): Promise<number> {
+    return this.db.tx(async (tx) => {
+      const n = (await tx.query(SQL.purgeDead, [before])).length;
+      if (n > 0) await tx.query(PURGE_ORPHAN_EVENTS);
+      return n;
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import type { NotifyEvent } from '../../core/notify/event.js';
+import type { DeliveryRecord, DeliveryState, DestinationKind, NotifyDestination } from '../notify-ports.js';
+
+/** A notify_destinations row as both drivers return it. */
+export interface DestinationRow {
+  tenant_id: string;
+  id: string;
+  kind: DestinationKind;
+  url: string;
+  events: string;
+  secret_name: string;
+  enabled: number | string | bigint;
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+export const DESTINATION_COLUMNS =
+  'tenant_id, id, kind, url, events, secret_name, enabled, disabled_reason, created_at';
+
+export function toDestination(r: DestinationRow): NotifyDestination {
+  return {
+    tenantId: r.tenant_id,
+    id: r.id,
+    kind: r.kind,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    secretName: r.secret_name,
+    enabled: Number(r.enabled) === 1,
+    disabledReason: r.disabled_reason,
+    createdAt: r.created_at,
+  };
+}
+
+/** The values of a destination's row, in DESTINATION_COLUMNS order. */
+export const destinationValues = (d: NotifyDestination): (string | number | null)[] => [
+  d.tenantId,
+  d.id,
+  d.kind,
+  d.url,
+  JSON.stringify(d.events),
+  d.secretName,
+  d.enabled ? 1 : 0,
+  d.disabledReason,
+  d.createdAt,
+];
+
+export interface EventRow {
+  tenant_id: string;
+  id: string;
+  type: string;
+  timestamp: string;
+  data: string;
+}
+
+export function toEvent(r: EventRow): NotifyEvent {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    type: r.type as NotifyEvent['type'],
+    timestamp: r.timestamp,
+    data: JSON.parse(r.data) as NotifyEvent['data'],
+  };
+}
+
+export interface DeliveryRow {
+  tenant_id: string;
+  event_id: string;
+  destination_id: string;
+  event_type: string;
+  state: DeliveryState;
+  attempts: number | string;
+  next_attempt_at: string | null;
+  last_status: number | string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+export const DELIVERY_COLUMNS = `tenant_id, event_id, destination_id, event_type, state, attempts, next_attempt_at,
+  last_status, last_error, created_at, updated_at, delivered_at`;
+
+export function toDelivery(r: DeliveryRow): DeliveryRecord {
+  return {
+    tenantId: r.tenant_id,
+    eventId: r.event_id,
+    destinationId: r.destination_id,
+    eventType: r.event_type,
+    state: r.state,
+    attempts: Number(r.attempts),
+    nextAttemptAt: r.next_attempt_at,
+    lastStatus: r.last_status === null ? null : Number(r.last_status),
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+/** A claimed delivery with its event and destination, read in one join (columns prefixed). */
+export type DueRow = DeliveryRow & { [K in keyof EventRow as `e_${K}`]: EventRow[K] } & {
+  [K in keyof DestinationRow as `d_${K}`]: DestinationRow[K];
+};
+
+export const DUE_SELECT = `SELECT l.tenant_id, l.event_id, l.destination_id, l.event_type, l.state, l.attempts,
+    l.next_attempt_at, l.last_status, l.last_error, l.created_at, l.updated_at, l.delivered_at,
+    e.tenant_id AS e_tenant_id, e.id AS e_id, e.type AS e_type, e.timestamp AS e_timestamp, e.data AS e_data,
+    d.tenant_id AS d_tenant_id, d.id AS d_id, d.kind AS d_kind, d.url AS d_url, d.events AS d_events,
+    d.secret_name AS d_secret_name, d.enabled AS d_enabled, d.disabled_reason AS d_disabled_reason,
+    d.created_at AS d_created_at
+  FROM notify_deliveries l
+  JOIN notify_events e ON e.tenant_id = l.tenant_id AND e.id = l.event_id
+  JOIN notify_destinations d ON d.tenant_id = l.tenant_id AND d.id = l.destination_id`;
+
+export function toDue(r: DueRow) {
+  return {
+    delivery: toDelivery(r),
+    event: toEvent({ tenant_id: r.e_tenant_id, id: r.e_id, type: r.e_type, timestamp: r.e_timestamp, data: r.e_data }),
+    destination: toDestination({
+      tenant_id: r.d_tenant_id,
+      id: r.d_id,
+      kind: r.d_kind,
+      url: r.d_url,
+      events: r.d_events,
+      secret_name: r.d_secret_name,
+      enabled: r.d_enabled,
+      disabled_reason: r.d_disabled_reason,
+      created_at: r.d_created_at,
+    }),
+  };
+}

@@ -1,0 +1,190 @@
+import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import type { NotifyEvent } from '../../core/notify/event.js';
+import type { OutboxOps } from '../../core/notify/outbox.js';
+import type {
+  DeliveryAttempt,
+  DeliveryQuery,
+  DeliveryRecord,
+  DueDelivery,
+  NotifyCounts,
+  NotifyDestination,
+  NotifyRepo,
+} from '../notify-ports.js';
+import {
+  COUNTS,
+  DELIVERY_PAGE,
+  DISABLE_DESTINATION,
+  DISABLE_PENDING,
+  INSERT_DELIVERY,
+  INSERT_EVENT,
+  PURGE_DEAD,
+  PURGE_ORPHAN_EVENTS,
+  RECORD_ATTEMPT,
+  REDELIVER,
+} from '../notify-sql.js';
+import {
+  DELIVERY_COLUMNS,
+  DESTINATION_COLUMNS,
+  destinationValues,
+  DUE_SELECT,
+  toDelivery,
+  toDestination,
+  toDue,
+  type DeliveryRow,
+  type DestinationRow,
+  type DueRow,
+} from '../rows/notify.js';
+import { prep, storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
+
+/**
+ * The outbox's operations on this connection, for a use case running inside a write
+ * transaction (the change and its event commit together).
+ */
+export function sqliteOutbox(db: Db): OutboxOps {
+  return {
+    subscribers: (tenantId) =>
+      (
+        prep(
+          db,
+          `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = ? ORDER BY id`,
+        ).all(tenantId) as DestinationRow[]
+      ).map(toDestination),
+    writeEvent: (event: NotifyEvent, destinationIds: string[]) => {
+      prep(db, INSERT_EVENT).run(event.tenantId, event.id, event.type, event.timestamp, JSON.stringify(event.data));
+      const insert = prep(db, INSERT_DELIVERY);
+      for (const d of destinationIds) {
+        insert.run(event.tenantId, event.id, d, event.type, event.timestamp, event.timestamp, event.timestamp);
+      }
+    },
+  };
+}
+
+export class SqliteNotify implements NotifyRepo {
+  constructor(private readonly db: Db) {}
+
+  async addDestination(d: NotifyDestination): Promise<void> {
+    try {
+      prep(this.db, `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+        ...destinationValues(d),
+      );
+    } catch (err) {
+      throw storeError(err, `notification destination ${d.id}`);
+    }
+  }
+
+  async destinations(tenantId: string): Promise<NotifyDestination[]> {
+    return sqliteOutbox(this.db).subscribers(tenantId) as NotifyDestination[];
+  }
+
+  async destination(tenantId: string, id: string): Promise<NotifyDestination | undefined> {
+    const r = prep(this.db, `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = ? AND id = ?`).get(
+      tenantId,
+      id,
+    ) as DestinationRow | undefined;
+    return r && toDestination(r);
+  }
+
+  async removeDestination(tenantId: string, id: string): Promise<boolean> {
+    const at = new Date().toISOString();
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => {
+        const gone =
+          prep(this.db, 'DELETE FROM notify_destinations WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes === 1;
+        if (gone) prep(this.db, DISABLE_PENDING).run(REMOVED_REASON, at, tenantId, id);
+        return gone;
+      }),
+    );
+  }
+
+  async claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+    // In a write transaction: several daemons may serve one data dir, and SQLite's single
+    // writer makes the select-then-lease atomic across them.
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => {
+        const keys = prep(
+          this.db,
+          `SELECT tenant_id, event_id, destination_id FROM notify_deliveries
+           WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+           ORDER BY next_attempt_at, tenant_id, event_id, destination_id LIMIT ?`,
+        ).all(now, now, limit) as { tenant_id: string; event_id: string; destination_id: string }[];
+        const lease = prep(
+          this.db,
+          `UPDATE notify_deliveries SET lease_owner = ?, lease_until = ?
+           WHERE tenant_id = ? AND event_id = ? AND destination_id = ?`,
+        );
+        const read = prep(this.db, `${DUE_SELECT} WHERE l.tenant_id = ? AND l.event_id = ? AND l.destination_id = ?`);
+        return keys.map((k) => {
+          lease.run(owner, leaseUntil, k.tenant_id, k.event_id, k.destination_id);
+          return toDue(read.get(k.tenant_id, k.event_id, k.destination_id) as DueRow);
+        });
+      }),
+    );
+  }
+
+  async recordAttempt(a: DeliveryAttempt): Promise<boolean> {
+    const change = attemptChange(a);
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => {
+        const held =
+          prep(this.db, RECORD_ATTEMPT).run(
+            change.state,
+            change.nextAttemptAt,
+            a.status,
+            a.error,
+            a.at,
+            change.deliveredAt,
+            a.tenantId,
+            a.eventId,
+            a.destinationId,
+            a.owner,
+            a.at,
+          ).changes === 1;
+        if (held && change.disableDestination !== null) {
+          prep(this.db, DISABLE_DESTINATION).run(change.disableDestination, a.tenantId, a.destinationId);
+          prep(this.db, DISABLE_PENDING).run(change.disableDestination, a.at, a.tenantId, a.destinationId);
+        }
+        return held;
+      }),
+    );
+  }
+
+  async deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
+    const rows = prep(this.db, `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${DELIVERY_PAGE}`).all(
+      tenantId,
+      q.state ?? null,
+      q.state ?? null,
+      q.destinationId ?? null,
+      q.destinationId ?? null,
+      q.before?.createdAt ?? null,
+      q.before?.createdAt ?? null,
+      q.before?.eventId ?? null,
+      q.limit,
+    ) as DeliveryRow[];
+    return rows.map(toDelivery);
+  }
+
+  async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
+    const run = () => prep(this.db, REDELIVER).run(now, now, tenantId, eventId, destinationId).changes === 1;
+    return writeTransaction(this.db, this.db.transaction(run));
+  }
+
+  async counts(): Promise<NotifyCounts> {
+    const r = prep(this.db, COUNTS).get() as { pending: number; dead: number; disabled: number };
+    return { pending: Number(r.pending), dead: Number(r.dead), disabled: Number(r.disabled) };
+  }
+
+  async purgeDead(before: string): Promise<number> {
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => {
+        const n = prep(this.db, PURGE_DEAD).run(before).changes;
+        if (n > 0) prep(this.db, PURGE_ORPHAN_EVENTS).run();
+        return n;
+      }),
+    );
+  }
+}
