@@ -10,7 +10,10 @@ export default class NotifyRedeliver extends DataDirCommand {
     '<%= config.bin %> notify redeliver evt_01J9Z3V8M1Q2W3E4R5T6Y7U8I9 --destination ops-hook --tenant acme',
   ];
   static override args = {
-    event_id: Args.string({ description: 'The event id (evt_…), as `svc notify deliveries` lists it.', required: true }),
+    event_id: Args.string({
+      description: 'The event id (evt_…), as `svc notify deliveries` lists it.',
+      required: true,
+    }),
   };
   static override flags = {
     tenant: tenantFlag({ required: true }),

@@ -10,7 +10,7 @@ export default class NotifyTest extends DataDirCommand {
   static override summary =
     'Send one signed test notification to a destination now, from this command (not queued, not retried), and say what the receiver answered.';
   static override description =
-    'The event is of the first type the destination subscribes to, with data.test true and no record id. The outbound rules are the daemon\'s: give the same --notify-allow-loopback-http and --notify-allow-private as `svc daemon start`. Exits 1 unless the receiver answered 2xx.';
+    "The event is of the first type the destination subscribes to, with data.test true and no record id. The outbound rules are the daemon's: give the same --notify-allow-loopback-http and --notify-allow-private as `svc daemon start`. Exits 1 unless the receiver answered 2xx.";
   static override examples = [
     '<%= config.bin %> notify test ops-hook --tenant acme',
     '<%= config.bin %> notify test local-hook --tenant demo --notify-allow-loopback-http --json',
@@ -38,7 +38,12 @@ export default class NotifyTest extends DataDirCommand {
       allowPrivate: checkPrivateAllowance('notify-allow-private', flags['notify-allow-private'] ?? []),
     };
     const r = await this.withStore(flags, (store, dir) =>
-      testDestination(dir, store, { tenantId: flags.tenant, destinationId: args.id, policy, now: new Date() }),
+      testDestination(dir, store, {
+        tenantId: flags.tenant,
+        destinationId: args.id,
+        policy,
+        now: new Date(),
+      }),
     );
     const answer = r.status === null ? r.error : `${r.status}${r.error === null ? '' : ` (${r.error})`}`;
     this.log(`Test ${r.event_type} ${r.event_id} to ${r.destination_id}: ${r.outcome}, ${answer}`);

@@ -319,7 +319,9 @@ function notifyLoop(
   log: FastifyInstance['log'],
   metrics: SvcMetrics | undefined,
 ): DeliveryLoop {
-  const credentials = new CredentialResolver(store.secrets, () => SecretBox.open(dir.root, { create: false }));
+  const credentials = new CredentialResolver(store.secrets, () =>
+    SecretBox.open(dir.root, { create: false }),
+  );
   const policy: OutboundPolicy = {
     ...DEFAULT_OUTBOUND_POLICY,
     ...(o.notify?.allowLoopbackHttp !== undefined ? { allowLoopbackHttp: o.notify.allowLoopbackHttp } : {}),

@@ -16,7 +16,11 @@ export type DestinationSender = (
 
 /** What the loop tells the metrics: one call per attempt recorded. */
 export interface DeliveryObserver {
-  attempted(kind: string, outcome: 'delivered' | 'retry' | 'dead' | 'gone' | 'refused', error: string | null): void;
+  attempted(
+    kind: string,
+    outcome: 'delivered' | 'retry' | 'dead' | 'gone' | 'refused',
+    error: string | null,
+  ): void;
 }
 
 export interface DeliveryLoopDeps {
@@ -214,7 +218,10 @@ export class DeliveryLoop {
     } else if (recorded === 'dead') {
       this.deps.log.warn({ ...where, error }, 'notify: delivery failed at every attempt; now a dead letter');
     } else if (recorded === 'retry') {
-      this.deps.log.info({ ...where, error, next_attempt_at: nextAttemptAt }, 'notify: delivery failed; will retry');
+      this.deps.log.info(
+        { ...where, error, next_attempt_at: nextAttemptAt },
+        'notify: delivery failed; will retry',
+      );
     }
   }
 

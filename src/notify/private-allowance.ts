@@ -15,7 +15,8 @@ export function checkPrivateAllowance(field: string, entries: readonly string[])
     const family = isIP(addr ?? '');
     if (prefix !== undefined) {
       const bits = family === 4 ? 32 : 128;
-      if (family !== 0 && extra === undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits) return entry;
+      if (family !== 0 && extra === undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
+        return entry;
     } else if (family !== 0 || HOST.test(entry)) return entry;
     throw invalidField(field, `a CIDR (10.0.0.0/8), an address or a host name, got "${raw}"`);
   });

@@ -138,12 +138,17 @@ export async function testDestination(
       field: 'destination',
     });
   }
-  const credentials = new CredentialResolver(store.secrets, () => SecretBox.open(dir.root, { create: false }));
+  const credentials = new CredentialResolver(store.secrets, () =>
+    SecretBox.open(dir.root, { create: false }),
+  );
   let secrets: string[];
   try {
     secrets = await destinationSecrets(credentials)(dest);
   } catch (err) {
-    throw new SvcError('unavailable', `the secret of destination ${dest.id} cannot be opened: ${(err as Error).message}`);
+    throw new SvcError(
+      'unavailable',
+      `the secret of destination ${dest.id} cannot be opened: ${(err as Error).message}`,
+    );
   }
   const event: NotifyEvent = {
     id: newId('evt'),

@@ -32,7 +32,12 @@ beforeEach(async () => {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/private-receiver-path`;
   for (const id of ['dead-hook', 'gone-hook']) {
-    await setSecret(f.dir, f.store, { tenantId: 'acme', name: `notify.${id}`, value: newWebhookSecret(), now: f.now.value });
+    await setSecret(f.dir, f.store, {
+      tenantId: 'acme',
+      name: `notify.${id}`,
+      value: newWebhookSecret(),
+      now: f.now.value,
+    });
     await f.store.notify.addDestination({
       tenantId: 'acme',
       id,
@@ -102,7 +107,8 @@ describe('notifications in the daemon', () => {
     const body = (await ready.json()) as { details: { notifications: unknown } };
     expect(body.details.notifications).toEqual({ pending: 0, dead: 1, disabled_destinations: 1 });
     const text = JSON.stringify(body);
-    for (const never of ['private-receiver-path', '127.0.0.1', 'acme', 'hook']) expect(text).not.toContain(never);
+    for (const never of ['private-receiver-path', '127.0.0.1', 'acme', 'hook'])
+      expect(text).not.toContain(never);
 
     const metrics = await (await fetch(daemon.metricsUrl!)).text();
     expect(metrics).toMatch(/^svc_notify_backlog 0$/m);

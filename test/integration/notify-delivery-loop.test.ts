@@ -52,7 +52,9 @@ let f: Fixture;
 let rx: Receiver;
 let loops: DeliveryLoop[];
 const seen: { kind: string; outcome: string; error: string | null }[] = [];
-const observer: DeliveryObserver = { attempted: (kind, outcome, error) => seen.push({ kind, outcome, error }) };
+const observer: DeliveryObserver = {
+  attempted: (kind, outcome, error) => seen.push({ kind, outcome, error }),
+};
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeEach(async () => {
@@ -70,7 +72,12 @@ afterEach(async () => {
 
 async function addHook(id: string, url: string, events = ['approval.*']): Promise<string> {
   const secret = newWebhookSecret();
-  await setSecret(f.dir, f.store, { tenantId: 'acme', name: `notify.${id}`, value: secret, now: f.now.value });
+  await setSecret(f.dir, f.store, {
+    tenantId: 'acme',
+    name: `notify.${id}`,
+    value: secret,
+    now: f.now.value,
+  });
   await f.store.notify.addDestination({
     tenantId: 'acme',
     id,
@@ -113,14 +120,18 @@ function loop(opts: { speedup?: number; timeoutMs?: number; owner?: string } = {
 }
 
 const delivery = async (eventId: string, dest = 'hook') =>
-  (await f.store.notify.deliveries('acme', { limit: 50, destinationId: dest })).find((d) => d.eventId === eventId);
+  (await f.store.notify.deliveries('acme', { limit: 50, destinationId: dest })).find(
+    (d) => d.eventId === eventId,
+  );
 
 describe('the delivery loop, against a real SQLite outbox and a real receiver', () => {
   it('delivers a signed event that the standardwebhooks package verifies, and records it delivered', async () => {
     const secret = await addHook('hook', rx.url);
     const event = enqueue(['hook']);
     loop().start();
-    await until('the delivery recorded', async () => ((await delivery(event.id))?.state === 'delivered' ? true : undefined));
+    await until('the delivery recorded', async () =>
+      (await delivery(event.id))?.state === 'delivered' ? true : undefined,
+    );
     expect(rx.got).toHaveLength(1);
     const got = rx.got[0]!;
     expect(got.headers['webhook-id']).toBe(event.id);
@@ -158,7 +169,9 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
 
     rx.answer = (res) => res.writeHead(200).end();
     expect(await f.store.notify.redeliver('acme', event.id, 'hook', new Date().toISOString())).toBe(true);
-    await until('the redelivery', async () => ((await delivery(event.id))?.state === 'delivered' ? true : undefined));
+    await until('the redelivery', async () =>
+      (await delivery(event.id))?.state === 'delivered' ? true : undefined,
+    );
     expect(rx.got).toHaveLength(MAX_ATTEMPTS + 1);
     expect(rx.got.at(-1)!.headers['webhook-id']).toBe(event.id);
   });
@@ -170,7 +183,9 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
     const event = enqueue(['hook']);
     // Slow enough that the early attempts fail against the closed port before it reopens.
     loop({ speedup: 20_000 }).start();
-    await until('two failed attempts', async () => ((await delivery(event.id))!.attempts >= 2 ? true : undefined));
+    await until('two failed attempts', async () =>
+      (await delivery(event.id))!.attempts >= 2 ? true : undefined,
+    );
     expect((await delivery(event.id))!.lastError).toBe('connect');
     const again = await receiver(Number(port));
     try {
@@ -240,7 +255,12 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
     await until('the request in flight', () => (rx.got.length === 1 ? true : undefined));
     // The lease runs out (as if daemon-a stalled past it): daemon-b claims and records a retry.
     const later = new Date(Date.now() + a.leaseMs + 1000).toISOString();
-    const claimed = await f.store.notify.claimDue(later, 'daemon-b', new Date(Date.now() + 10 * a.leaseMs).toISOString(), 5);
+    const claimed = await f.store.notify.claimDue(
+      later,
+      'daemon-b',
+      new Date(Date.now() + 10 * a.leaseMs).toISOString(),
+      5,
+    );
     expect(claimed.map((c) => c.event.id)).toEqual([event.id]);
     expect(
       await f.store.notify.recordAttempt({
@@ -262,4 +282,3 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
     expect(seen).toEqual([]);
   });
 });
-

@@ -9,13 +9,7 @@
  * retries do not arrive at the receiver in one wave.
  */
 export const RETRY_STEPS_MS: readonly number[] = [
-  5_000,
-  30_000,
-  120_000,
-  600_000,
-  3_600_000,
-  21_600_000,
-  86_400_000,
+  5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000,
 ];
 
 /** The jitter's half-width: a step of d waits between 0.8 d and 1.2 d. */

@@ -24,11 +24,15 @@ describe('retry schedule', () => {
     expect(retryDelayMs(1, () => 0.999999)).toBe(6000);
     expect(retryDelayMs(7, () => 0)).toBe(0.8 * 86_400_000);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 7 }), fc.double({ min: 0, max: 1, maxExcluded: true }), (a, r) => {
-        const d = retryDelayMs(a, () => r)!;
-        const step = SPEC_STEPS[a - 1]!;
-        return d >= 0.8 * step && d <= 1.2 * step;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 7 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true }),
+        (a, r) => {
+          const d = retryDelayMs(a, () => r)!;
+          const step = SPEC_STEPS[a - 1]!;
+          return d >= 0.8 * step && d <= 1.2 * step;
+        },
+      ),
     );
   });
 
