@@ -40,7 +40,7 @@ describe('Standard Webhooks signing', () => {
     expect(() => wh.verify(body, { ...h, 'webhook-id': flip('evt_01ABC', 8) })).toThrow();
     expect(() => wh.verify(body, { ...h, 'webhook-timestamp': String(now + 1) })).toThrow();
     const key = Buffer.from(secret.slice(6), 'base64');
-    key[0] ^= 1;
+    key[0] = key[0]! ^ 1;
     expect(() => new Webhook(`whsec_${key.toString('base64')}`).verify(body, h)).toThrow();
   });
 

@@ -1,0 +1,215 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import { addressClass, allowListed } from './outbound-address.js';
+import type { OutboundPolicy, SendOutcome } from './outbound-policy.js';
+
+/** A name's addresses, as `dns.lookup(host, {all: true})` answers. */
+export type Resolver = (host: string) => Promise<readonly { address: string; family: number }[]>;
+
+export interface OutboundOptions {
+  /** how names are resolved; the system resolver unless a test gives its own */
+  resolve?: Resolver;
+  /**
+   * Trust roots REPLACING the system's, for a test's own CA (certificates are always
+   * verified; there is no way to turn that off). The daemon never sets it.
+   */
+  ca?: string;
+}
+
+export interface OutboundPost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const systemResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+  'ABORT_ERR',
+]);
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+
+/** A short code for a failed attempt: never the message, which may quote a response. */
+function failureCode(err: unknown, timedOut: boolean): string {
+  if (timedOut) return 'timeout';
+  const e = err as { name?: string; code?: string; cause?: { code?: string } };
+  const code = e.cause?.code ?? e.code ?? '';
+  if (TIMEOUT_CODES.has(code) || e.name === 'AbortError' || e.name === 'TimeoutError') return 'timeout';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return 'too_large';
+  if (TLS_CODE.test(code)) return 'tls';
+  return 'connect';
+}
+
+class Deadline {
+  readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  expired = false;
+  constructor(ms: number, onExpire: () => void) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort();
+      onExpire();
+    }, ms);
+  }
+  /** `p`, or a rejection when the deadline passes first (a hung resolver cannot hold us). */
+  race<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([
+      p,
+      new Promise<T>((_, reject) => {
+        if (this.controller.signal.aborted) reject(new Error('deadline'));
+        this.controller.signal.addEventListener('abort', () => reject(new Error('deadline')), { once: true });
+      }),
+    ]);
+  }
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+type Checked =
+  { ok: true; addresses: { address: string; family: number }[] } | { ok: false; outcome: SendOutcome };
+
+/**
+ * The send-time check: every address the name resolves to must be public, or loopback when
+ * the deployment allows loopback receivers, or listed by the deployment. ANY refused address
+ * refuses the send: a name answering one public and one private address would otherwise
+ * reach the private one on a later connection.
+ */
+async function checkAddresses(
+  u: URL,
+  policy: OutboundPolicy,
+  resolve: Resolver,
+  deadline: Deadline,
+): Promise<Checked> {
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  let addresses: { address: string; family: number }[];
+  if (isIP(host) !== 0) {
+    addresses = [{ address: host, family: isIP(host) }];
+  } else {
+    try {
+      addresses = [...(await deadline.race(resolve(host)))];
+    } catch {
+      return {
+        ok: false,
+        outcome: { kind: 'retry', status: null, error: deadline.expired ? 'timeout' : 'dns' },
+      };
+    }
+    if (addresses.length === 0) return { ok: false, outcome: { kind: 'retry', status: null, error: 'dns' } };
+  }
+  for (const { address } of addresses) {
+    const cls = addressClass(address);
+    if (u.protocol === 'http:' && !(cls === 'loopback' && policy.allowLoopbackHttp)) {
+      return { ok: false, outcome: { kind: 'refused', error: 'http_not_allowed' } };
+    }
+    if (cls === 'public') continue;
+    if (cls === 'loopback' && policy.allowLoopbackHttp) continue;
+    if (allowListed(policy.allowPrivate, host, address, cls)) continue;
+    return { ok: false, outcome: { kind: 'refused', error: `${cls}_address` } };
+  }
+  return { ok: true, addresses };
+}
+
+/**
+ * A lookup that answers only the addresses already checked, whatever DNS says now: the
+ * connection goes where the check looked, so a name re-bound between check and connect
+ * cannot send the request elsewhere. TLS still verifies the certificate against the name.
+ */
+function pinnedLookup(addresses: readonly { address: string; family: number }[]): LookupFunction {
+  return ((_host: string, opts: { all?: boolean } | number, cb: (...args: unknown[]) => void) => {
+    const first = addresses[0]!;
+    if (typeof opts === 'object' && opts?.all)
+      cb(
+        null,
+        addresses.map((a) => ({ ...a })),
+      );
+    else cb(null, first.address, first.family);
+  }) as unknown as LookupFunction;
+}
+
+/**
+ * One POST to a notification receiver, under the deployment's outbound policy. Never
+ * redirected (a 3xx is a `redirect` retry; its Location is not read), bounded by
+ * `policy.timeoutMs` for the whole attempt (resolving, connecting, TLS, headers, body), and
+ * the answer read up to `policy.maxResponseBytes`, then the connection destroyed. Nothing of
+ * the answer is kept, logged or returned beyond its status: the outcome is decided by the
+ * status line, and the body is drained only so a well-behaved receiver sees a clean close.
+ */
+export async function postOutbound(
+  post: OutboundPost,
+  policy: OutboundPolicy,
+  options: OutboundOptions = {},
+): Promise<SendOutcome> {
+  let u: URL;
+  try {
+    u = new URL(post.url);
+  } catch {
+    return { kind: 'refused', error: 'bad_url' };
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') return { kind: 'refused', error: 'bad_url' };
+  if (u.username !== '' || u.password !== '') return { kind: 'refused', error: 'bad_url' };
+
+  let agent: Agent | undefined;
+  let body: { destroy(): unknown } | undefined;
+  const deadline = new Deadline(policy.timeoutMs, () => {
+    body?.destroy();
+    void agent?.destroy().catch(() => undefined);
+  });
+  try {
+    const checked = await checkAddresses(u, policy, options.resolve ?? systemResolve, deadline);
+    if (!checked.ok) return checked.outcome;
+    if (deadline.expired) return { kind: 'retry', status: null, error: 'timeout' };
+
+    // One agent per attempt, pinned to this attempt's checked addresses and closed after it:
+    // no pooled connection outlives the check that allowed it.
+    agent = new Agent({
+      connect: {
+        timeout: policy.timeoutMs,
+        lookup: pinnedLookup(checked.addresses),
+        ...(options.ca !== undefined ? { ca: options.ca } : {}),
+      },
+      headersTimeout: policy.timeoutMs,
+      bodyTimeout: policy.timeoutMs,
+      maxHeaderSize: 16 * 1024,
+      keepAliveTimeout: 1,
+      pipelining: 0,
+    });
+    let timedOut = false;
+    try {
+      const res = await request(u, {
+        method: 'POST',
+        headers: post.headers,
+        body: post.body,
+        dispatcher: agent,
+        signal: deadline.controller.signal,
+      });
+      body = res.body;
+      const status = res.statusCode;
+      let read = 0;
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          read += chunk.length;
+          if (read > policy.maxResponseBytes) break;
+        }
+      } catch {
+        // a body cut by the deadline or the receiver: the status line already answered
+      }
+      res.body.destroy();
+      if (status >= 200 && status < 300) return { kind: 'delivered', status };
+      if (status === 410) return { kind: 'gone', status: 410 };
+      if (status >= 300 && status < 400) return { kind: 'retry', status, error: 'redirect' };
+      return { kind: 'retry', status, error: `status_${status}` };
+    } catch (err) {
+      timedOut = deadline.expired;
+      return { kind: 'retry', status: null, error: failureCode(err, timedOut) };
+    }
+  } finally {
+    deadline.clear();
+    body?.destroy();
+    if (agent) await agent.destroy().catch(() => undefined);
+  }
+}
