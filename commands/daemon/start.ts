@@ -16,7 +16,7 @@ import { renderEffective, sourceNote } from '../../src/cli/config/config-render.
 import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 import { formatDuration } from '../../src/core/duration.js';
 import { MAX_RETRY_SPEEDUP } from '../../src/core/notify/retry-schedule.js';
-import { checkPrivateAllowance } from '../../src/notify/private-allowance.js';
+import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
 
 const NOTIFY_TIMEOUT_BOUNDS = { minMs: 1000, maxMs: 60_000 };
 
@@ -190,7 +190,7 @@ export default class DaemonStart extends DataDirCommand {
       ...(metricsListen ? { metrics: { ...metricsListen, tenantLabel: flags['metrics-tenant-label'] } } : {}),
       notify: {
         allowLoopbackHttp: flags['notify-allow-loopback-http'] === true,
-        allowPrivate: checkPrivateAllowance('notify-allow-private', flags['notify-allow-private'] ?? []),
+        allowPrivate: checkAllowPrivate('notify-allow-private', flags['notify-allow-private'] ?? []),
         timeoutMs: flags['notify-timeout'],
         retrySpeedup: flags['notify-retry-speedup'],
       },

@@ -3,7 +3,7 @@ import { DataDirCommand } from '../../src/cli/base-command.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
 import { DEFAULT_OUTBOUND_POLICY } from '../../src/notify/outbound-policy.js';
-import { checkPrivateAllowance } from '../../src/notify/private-allowance.js';
+import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
 import { testDestination, type TestResult } from '../../src/provisioning/notify-delivery.js';
 
 export default class NotifyTest extends DataDirCommand {
@@ -35,7 +35,7 @@ export default class NotifyTest extends DataDirCommand {
     const policy = {
       ...DEFAULT_OUTBOUND_POLICY,
       allowLoopbackHttp: flags['notify-allow-loopback-http'] === true,
-      allowPrivate: checkPrivateAllowance('notify-allow-private', flags['notify-allow-private'] ?? []),
+      allowPrivate: checkAllowPrivate('notify-allow-private', flags['notify-allow-private'] ?? []),
     };
     const r = await this.withStore(flags, (store, dir) =>
       testDestination(dir, store, {
