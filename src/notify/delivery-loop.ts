@@ -199,8 +199,12 @@ export class DeliveryLoop {
         nextAttemptAt,
       });
       if (!held) {
-        // Another daemon claimed it after our lease ran out; its record stands.
-        this.deps.log.warn(where, 'notify: the lease on a delivery was lost; its outcome is dropped');
+        // Our lease ran out and another daemon claimed it, or its destination was removed
+        // meanwhile: the record that stands is not ours to overwrite.
+        this.deps.log.warn(
+          where,
+          'notify: the delivery is no longer ours (lease run out, or destination removed); this outcome is dropped',
+        );
         return;
       }
     } catch (err) {
