@@ -10,6 +10,8 @@ import type { Actor } from './actor.js';
 import { SvcError } from './errors.js';
 import { checkGuarded } from './guarded-write.js';
 import { newId } from './ids.js';
+import { emitEvent, type OutboxOps } from './notify/outbox.js';
+import { accessRequestData } from './notify/payloads.js';
 import type { AccessJournalInput, AccessReceipt } from './records/access-record.js';
 import { asker, type UseCase } from './use-case.js';
 
@@ -58,7 +60,7 @@ export interface RequestOpening {
 }
 
 /** The store operations of opening and withdrawing a request, inside the one transaction that records it. */
-export interface AccessRequestOps extends AccessWrites {
+export interface AccessRequestOps extends AccessWrites, OutboxOps {
   actor(tenantId: string, id: string): Actor | undefined;
   requestable(tenantId: string, capability: string): Requestable | undefined;
   /**
@@ -158,6 +160,17 @@ export function* accessRequest(
     cards: recipients.map((r) => ({ id: newId('card'), ...r })),
   });
   const receipt = yield* ask('appendAccess', requestedEntry(input, id, cap.tier, recipients));
+  yield* emitEvent(tenantId, 'access_request.created', at, () =>
+    accessRequestData({
+      id,
+      requesterId: actorId,
+      capability,
+      durationSeconds: input.durationSeconds,
+      deciders: recipients.map((r) => r.recipientId),
+      createdAt: at,
+      receiptId: receipt.receiptId,
+    }),
+  );
   return { id, receipt };
 }
 

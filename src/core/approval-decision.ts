@@ -8,6 +8,9 @@ import {
 } from './approval.js';
 import { SvcError } from './errors.js';
 import { checkGuarded } from './guarded-write.js';
+import type { Micros } from './money.js';
+import { emitEvent, type OutboxOps } from './notify/outbox.js';
+import { approvalDecidedData } from './notify/payloads.js';
 import { approvalRecord } from './records/approval-record.js';
 import { asker, type UseCase } from './use-case.js';
 
@@ -33,6 +36,11 @@ export interface ApprovalToDecide extends ApprovalFacts {
   namedApprovers: string[];
   /** the capability's tier; null when it is no longer registered */
   tier: number | null;
+  amountMicros: Micros;
+  requestDigest: string;
+  /** the requester's short description, when the intent carries one */
+  intent: string | null;
+  createdAt: string;
 }
 
 /**
@@ -55,7 +63,7 @@ export interface ApprovalDecisionWrite {
  * records it (the tenant's lock, or SQLite's single writer, taken before the first read).
  * `V` is the approval as the store's readers see it; core only hands it back.
  */
-export interface ApprovalDecisionOps<V> {
+export interface ApprovalDecisionOps<V> extends OutboxOps {
   approval(tenantId: string, approvalId: string): ApprovalToDecide | undefined;
   /** a registered actor of the tenant */
   actor(tenantId: string, actorId: string): Actor | undefined;
@@ -129,6 +137,15 @@ export function* approvalDecision<V>(
     at,
   });
   const appended = yield* ask('append', record, at);
+  yield* emitEvent(tenantId, 'approval.decided', at, () =>
+    approvalDecidedData(a, {
+      status: input.decision === 'approve' ? 'approved' : 'denied',
+      decidedBy: decider.id,
+      decidedAt: at,
+      channel: input.channel,
+      receiptId: record.receiptId,
+    }),
+  );
   return {
     approval: yield* ask('decided', tenantId, approvalId, input.at),
     receiptId: record.receiptId,

@@ -4,6 +4,8 @@ import type { Actor } from './actor.js';
 import { SvcError } from './errors.js';
 import { checkGuarded } from './guarded-write.js';
 import { newId } from './ids.js';
+import { emitEvent, type OutboxOps } from './notify/outbox.js';
+import { cardDecidedData } from './notify/payloads.js';
 import { accessRecord } from './records/access-record.js';
 import { asker, type UseCase } from './use-case.js';
 
@@ -63,7 +65,7 @@ export interface NewEntitlement {
  * `V` is the card, its request and the entitlement as the store's readers see them; core
  * only hands it back.
  */
-export interface CardDecisionOps<V> {
+export interface CardDecisionOps<V> extends OutboxOps {
   /** a registered actor of the tenant */
   actor(tenantId: string, actorId: string): Actor | undefined;
   card(tenantId: string, cardId: string): CardToDecide | undefined;
@@ -179,6 +181,21 @@ export function* cardDecision<V extends object>(
   }
   const record = cardDecisionRecord(c, decider, input, plan);
   const appended = yield* ask('append', record, at);
+  yield* emitEvent(tenantId, 'manager_card.decided', at, () =>
+    cardDecidedData({
+      cardId,
+      accessRequestId: c.request.id,
+      requesterId: c.request.requesterId,
+      capability: c.request.capability,
+      status: plan.status,
+      decidedBy: decider.id,
+      decidedAt: at,
+      grantedSeconds: plan.seconds,
+      entitlementId: plan.entitlement?.id ?? null,
+      entitlementExpiresAt: plan.entitlement?.expiresAt ?? null,
+      receiptId: record.receiptId,
+    }),
+  );
   const views = yield* ask('decided', tenantId, cardId, plan.entitlement?.id ?? null, input.at);
   return { ...views, receipt: { receiptId: record.receiptId, sequence: appended.sequence } };
 }

@@ -3,6 +3,8 @@ import type { AccessWrites } from './access-writes.js';
 import type { Actor } from './actor.js';
 import { SvcError } from './errors.js';
 import { checkGuarded } from './guarded-write.js';
+import { emitEvent, type OutboxOps } from './notify/outbox.js';
+import { entitlementRevokedData } from './notify/payloads.js';
 import type { AccessJournalInput, AccessReceipt } from './records/access-record.js';
 import { asker, type UseCase } from './use-case.js';
 
@@ -17,7 +19,7 @@ export interface StoredEntitlement extends EntitlementFacts {
 }
 
 /** The store operations of revoking an entitlement, inside the one transaction that records it. */
-export interface EntitlementRevocationOps extends AccessWrites {
+export interface EntitlementRevocationOps extends AccessWrites, OutboxOps {
   entitlement(tenantId: string, id: string): StoredEntitlement | undefined;
 }
 
@@ -46,7 +48,20 @@ export function* entitlementRevocation(
       yield* ask('revokeRequest', tenantId, entitlement.accessRequestId, 'approved', viewer.id, when),
     );
   }
-  return yield* ask('appendAccess', revokedEntry(entitlement, viewer, when, note));
+  const receipt = yield* ask('appendAccess', revokedEntry(entitlement, viewer, when, note));
+  yield* emitEvent(tenantId, 'entitlement.revoked', when, () =>
+    entitlementRevokedData({
+      id: entitlement.id,
+      holderId: entitlement.holderId,
+      capability: entitlement.capability,
+      accessRequestId: entitlement.accessRequestId,
+      expiresAt: entitlement.expiresAt,
+      revokedBy: viewer.id,
+      revokedAt: when,
+      receiptId: receipt.receiptId,
+    }),
+  );
+  return receipt;
 }
 
 /** The journal entry of revoking the entitlement `e` (and its approved request, if any). */

@@ -3,6 +3,8 @@ import type { Actor } from './actor.js';
 import type { SealedReceipt } from './decision/sealed.js';
 import { SvcError } from './errors.js';
 import { checkGuarded } from './guarded-write.js';
+import { emitEvent, type OutboxOps } from './notify/outbox.js';
+import { surfaceRevokedData } from './notify/payloads.js';
 import { integrationOpRecord } from './records/integration-op-record.js';
 import { receiptOf } from './records/sealed-receipt.js';
 import { asker, type UseCase } from './use-case.js';
@@ -45,7 +47,7 @@ export type SurfaceExpected = Pick<SurfaceState, 'credentialRef' | 'status' | 'u
  * tenant's writer (SQLite's single writer, PostgreSQL's tenant lock), so two rotations of one
  * surface take turns and the second sees the first's retired reference.
  */
-export interface SurfaceOps {
+export interface SurfaceOps extends OutboxOps {
   surface(tenantId: string, surfaceId: string): SurfaceState | undefined;
   /** store the first state of a surface that has none stored yet: the rows inserted */
   insertSurface(state: SurfaceState): number;
@@ -118,7 +120,13 @@ function* change(
           updatedAt: stored.updatedAt,
         });
   checkGuarded(`the state of surface ${surfaceId}`, changed);
-  return { state, receipt: yield* seal(tenantId, surfaceId, o.actor, at, fields) };
+  const receipt = yield* seal(tenantId, surfaceId, o.actor, at, fields);
+  if (state.status === 'revoked' && before.status !== 'revoked') {
+    yield* emitEvent(tenantId, 'integration.surface_revoked', at, () =>
+      surfaceRevokedData({ surfaceId, revokedBy: o.actor.id, revokedAt: at, receiptId: receipt.receiptId }),
+    );
+  }
+  return { state, receipt };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SubscriberCache } from '../core/notify/subscriber-cache.js';
 import type { ApprovalChannels } from '../channels/callback.js';
 import type { AttestationHealth } from './attest/anchor-attestor.js';
 import type { DecisionRules } from '../core/decision/decide.js';
@@ -33,6 +34,7 @@ export interface DaemonDeps {
     policy: PolicyResolver;
     constraints: DecisionRules['constraints'];
     openApprovals?: OpenApprovalLimits;
+    subscribers?: SubscriberCache;
   };
   /** the configured surfaces; empty without an integration-operations document */
   surfaces: Surfaces;

@@ -1,3 +1,4 @@
+import { SubscriberCache } from '../core/notify/subscriber-cache.js';
 import { ApprovalChannels } from '../channels/callback.js';
 import { OpenIdKeys } from '../channels/openid-keys.js';
 import { SvcError } from '../core/errors.js';
@@ -69,6 +70,7 @@ export function daemonDeps(
       policy: new PolicyCache(),
       constraints: admits,
       openApprovals: opts.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
+      subscribers: new SubscriberCache(),
     },
     surfaces,
     broker: new Broker(surfaces, store, credentials, connector),

@@ -103,6 +103,12 @@ export interface NotifyRepo {
   /** A dead (or delivered) delivery made pending and due now, same event id; false if none. */
   redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean>;
   counts(): Promise<NotifyCounts>;
+  /**
+   * `approval.expired` (core/notify/approval-expiry.ts): announce up to `limit` approvals that
+   * expired pending and were not yet announced, each marked and its event written in one
+   * transaction; how many were marked. The daemon's timer calls it until it answers 0.
+   */
+  announceExpired(now: Date, limit: number): Promise<number>;
   /** Drop dead letters older than `before` (kept 30 days); how many. */
   purgeDead(before: string): Promise<number>;
 }

@@ -2,7 +2,8 @@
  * The notify adapters' SQL text that both dialects share (parameters `?` in SQLite, `$n` in
  * PostgreSQL are filled in by each adapter's `sql` helper in order of appearance).
  */
-export const INSERT_EVENT = 'INSERT INTO notify_events (tenant_id, id, type, timestamp, data) VALUES (?, ?, ?, ?, ?)';
+export const INSERT_EVENT =
+  'INSERT INTO notify_events (tenant_id, id, type, timestamp, data) VALUES (?, ?, ?, ?, ?)';
 
 export const INSERT_DELIVERY = `INSERT INTO notify_deliveries (tenant_id, event_id, destination_id, event_type, state,
     attempts, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`;
@@ -43,6 +44,17 @@ export const DELIVERY_PAGE = `WHERE tenant_id = ? AND (CAST(? AS TEXT) IS NULL O
   AND (CAST(? AS TEXT) IS NULL OR destination_id = ?)
   AND (CAST(? AS TEXT) IS NULL OR (created_at, event_id) < (?, ?))
   ORDER BY created_at DESC, event_id DESC, destination_id ASC LIMIT ?`;
+
+/** A task's budget threshold announced once: the primary key decides. */
+export const MARK_BUDGET = `INSERT INTO notify_budget_marks (tenant_id, task_id, percent, event_id) VALUES (?, ?, ?, ?)
+  ON CONFLICT DO NOTHING`;
+
+/** The guarded mark of an announced expiry. */
+export const MARK_EXPIRY = `UPDATE approvals SET expiry_announced = 1
+  WHERE tenant_id = ? AND id = ? AND status = 'pending' AND expires_at <= ? AND expiry_announced = 0`;
+
+/** Destinations are part of what the decision pipeline caches by registry version. */
+export const BUMP_REGISTRY = 'UPDATE tenants SET registry_version = registry_version + 1 WHERE id = ?';
 
 /** `?` placeholders as PostgreSQL's `$1 … $n`. */
 export function numbered(sql: string): string {

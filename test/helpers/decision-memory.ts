@@ -1,3 +1,4 @@
+import { memoryOutbox } from './memory-outbox.js';
 import type { Actor } from '../../src/core/actor.js';
 import type { Capability } from '../../src/core/capability.js';
 import type { OpenApprovalCounts } from '../../src/core/decision/open-approvals.js';
@@ -108,6 +109,7 @@ const live = (w: MemoryWorld, actorId: string, cap: string, now: Date) =>
 /** The operations a decision asks for, answered from `w`. */
 export function memoryOps(w: MemoryWorld): DecisionOps {
   return {
+    ...memoryOutbox().ops,
     load(req, caller, now) {
       const task = w.tasks.get(req.taskId);
       const plan = task && w.plans.get(task.rootId);

@@ -1,6 +1,8 @@
 import type { Appended } from '../../evidence/journal-append.js';
 import type { Actor } from '../actor.js';
 import { newId } from '../ids.js';
+import { decisionEvents, type DecisionEventOps } from '../notify/decision-events.js';
+import type { SubscriberCache } from '../notify/subscriber-cache.js';
 import { asker, type UseCase } from '../use-case.js';
 import { decide, type DecisionRules } from './decide.js';
 import {
@@ -47,13 +49,15 @@ export interface PipelineRules {
   surface?: SurfaceCheck;
   /** the bound on open approvals; DEFAULT_OPEN_APPROVAL_LIMITS when absent */
   openApprovals?: OpenApprovalLimits;
+  /** the tenants' notification destinations by registry version; without it they are read when needed */
+  subscribers?: SubscriberCache;
 }
 
 /**
  * The store operations a decision asks for, all inside the one transaction that records it
  * (so what was read is what is current when the outcome is written).
  */
-export interface DecisionOps {
+export interface DecisionOps extends DecisionEventOps {
   /** everything `decide` reads, and the registry version the policy is cached by */
   load(req: DecisionRequest, caller: Actor, now: Date): { state: DecisionState; registryVersion: number };
   /** a surface's stored state; undefined until it was first rotated or revoked */
@@ -127,5 +131,8 @@ export function* decision(
     custody: state.capability?.custody,
     ...(surface.ok && surface.target ? { brokered: surface.target } : {}),
   });
-  return sealedReply(writes, yield* ask('apply', writes));
+  const appended = yield* ask('apply', writes);
+  // The events it reports commit or roll back with it (the outbox).
+  yield* decisionEvents(req, writes, loaded.task, registryVersion, rules.subscribers);
+  return sealedReply(writes, appended);
 }

@@ -29,8 +29,14 @@ export function attemptChange(a: AttemptReport): AttemptChange {
     case 'delivered':
       return { state: 'delivered', nextAttemptAt: null, deliveredAt: a.at, disableDestination: null };
     case 'retry':
-      if (a.nextAttemptAt === null) throw invalidField('nextAttemptAt', 'a time for the next attempt of a retry');
-      return { state: 'pending', nextAttemptAt: a.nextAttemptAt, deliveredAt: null, disableDestination: null };
+      if (a.nextAttemptAt === null)
+        throw invalidField('nextAttemptAt', 'a time for the next attempt of a retry');
+      return {
+        state: 'pending',
+        nextAttemptAt: a.nextAttemptAt,
+        deliveredAt: null,
+        disableDestination: null,
+      };
     case 'dead':
       return { state: 'dead', nextAttemptAt: null, deliveredAt: null, disableDestination: null };
     case 'gone':

@@ -26,7 +26,12 @@ export function subscribedTo(subscribers: readonly Subscriber[], type: EventType
 }
 
 /** A new event of the tenant; `data` always carries `tenant_id`. */
-export function newEvent(tenantId: string, type: EventType, at: string, data: Record<string, unknown>): NotifyEvent {
+export function newEvent(
+  tenantId: string,
+  type: EventType,
+  at: string,
+  data: Record<string, unknown>,
+): NotifyEvent {
   return { id: newId('evt'), tenantId, type, timestamp: at, data: { ...data, tenant_id: tenantId } };
 }
 

@@ -14,6 +14,7 @@ import { AccessReads } from './access-reads.js';
 import { accessWritesIn } from './access-writes.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
+import { pgOutbox } from './outbox.js';
 
 // The same test the decision applies at step 6 (a standing permission, or a live
 // entitlement), read with the request still pending, in one round trip.
@@ -27,6 +28,7 @@ const STANDING = `SELECT EXISTS (
 /** What core/access-request.ts asks for, on the caller's transaction. */
 export function accessRequestOpsIn(tx: PgTx, reads = new AccessReads(tx)): Async<AccessRequestOps> {
   return {
+    ...pgOutbox(tx),
     ...accessWritesIn(tx),
     actor: (tenantId, id) => reads.actor(tenantId, id),
     requestable: async (tenantId, capability) => {

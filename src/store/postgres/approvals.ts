@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import { readsAllApprovals } from '../../core/approval.js';
 import { approvalDecision, type ApprovalDecisionOps } from '../../core/approval-decision.js';
+import { pgOutbox } from './outbox.js';
 import { runAsync, type Async } from '../../core/use-case.js';
 import type {
   ApprovalDecisionInput,
@@ -18,15 +19,18 @@ import {
   approvalToDecide,
   readableApproval,
   toApprovalRecord,
+  toExpiredApproval,
   type ApprovalRow,
 } from '../rows/approval.js';
 import { keysetPage } from '../rows/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
+import type { ApprovalExpiryOps } from '../../core/notify/approval-expiry.js';
+import { MARK_EXPIRY, numbered } from '../notify-sql.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
-const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
     a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT CASE WHEN json_typeof(j.record::json -> 'intent') = 'string' THEN j.record::json ->> 'intent' END
        FROM intents i JOIN journal j ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
@@ -38,6 +42,23 @@ const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capabil
 async function one(tx: Pick<PgTx, 'query'>, tenantId: string, id: string): Promise<ApprovalRow | undefined> {
   const [row] = await tx.query<ApprovalRow>(`${SELECT} WHERE a.tenant_id = $1 AND a.id = $2`, [tenantId, id]);
   return row;
+}
+
+/** The expiry sweep's reads and writes; the rows found are locked, so another replica's sweep skips them. */
+export function approvalExpiryOpsIn(tx: PgTx): Async<ApprovalExpiryOps> {
+  return {
+    ...pgOutbox(tx),
+    unannouncedExpired: async (now, limit) =>
+      (
+        await tx.query<ApprovalRow>(
+          `${SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= $1
+           ORDER BY a.expires_at, a.tenant_id, a.id LIMIT $2 FOR UPDATE OF a SKIP LOCKED`,
+          [now, limit],
+        )
+      ).map(toExpiredApproval),
+    markExpiryAnnounced: async (tenantId, approvalId, now) =>
+      (await tx.query(`${numbered(MARK_EXPIRY)} RETURNING 1`, [tenantId, approvalId, now])).length,
+  };
 }
 
 export class PgApprovals implements Approvals {
@@ -143,6 +164,7 @@ export class PgApprovals implements Approvals {
       append: (record, at) => appendJournal(tx, record, at),
       decided: async (tenantId, approvalId, now) =>
         toApprovalRecord((await one(tx, tenantId, approvalId))!, now),
+      ...pgOutbox(tx),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { decision, type DecisionOps } from '../../core/decision/pipeline.js';
+import { pgDecisionEvents } from './outbox.js';
 import type { DecisionWrites } from '../../core/decision/writes.js';
 import { runAsync, type Async } from '../../core/use-case.js';
 import { journalWrite, type Appended } from '../../evidence/journal-append.js';
@@ -58,6 +59,7 @@ export class PgDecisions implements DecisionStore {
         loadOpenApprovals(tx, tenantId, actorId, taskId, now),
       standingReceipt: (tenantId, intentId) => standingReceipt(tx, tenantId, intentId),
       apply: (writes) => this.apply(tx, writes, loaded!.log),
+      ...pgDecisionEvents(tx),
     };
   }
 

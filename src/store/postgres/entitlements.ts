@@ -16,6 +16,7 @@ import { keysetPage } from '../rows/keyset.js';
 import { accessWritesIn } from './access-writes.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant } from './locks.js';
+import { pgOutbox } from './outbox.js';
 
 async function row(
   q: Pick<PgTx, 'query'>,
@@ -41,6 +42,7 @@ export async function entitlementById(
 export function entitlementRevocationOpsIn(tx: PgTx): Async<EntitlementRevocationOps> {
   return {
     ...accessWritesIn(tx),
+    ...pgOutbox(tx),
     entitlement: async (tenantId, id) => {
       const r = await row(tx, tenantId, id);
       return r && toStoredEntitlement(r);

@@ -10,6 +10,7 @@ import { appendJournal } from './journal.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { lockTenant } from './locks.js';
+import { pgOutbox } from './outbox.js';
 
 export class PgManagerCards implements ManagerCardStore {
   constructor(private readonly db: PgDb) {}
@@ -54,6 +55,7 @@ export class PgManagerCards implements ManagerCardStore {
     const reads = new AccessReads(tx);
     let loaded: CardRow | undefined;
     return {
+      ...pgOutbox(tx),
       actor: (tenantId, actorId) => reads.actor(tenantId, actorId),
       card: async (tenantId, cardId) => {
         [loaded] = await tx.query<CardRow>(

@@ -1,7 +1,4 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
-import type { NotifyEvent } from '../../core/notify/event.js';
-import type { OutboxOps } from '../../core/notify/outbox.js';
-import type { Async } from '../../core/use-case.js';
 import type {
   DeliveryAttempt,
   DeliveryQuery,
@@ -12,12 +9,11 @@ import type {
   NotifyRepo,
 } from '../notify-ports.js';
 import {
+  BUMP_REGISTRY,
   COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
-  INSERT_DELIVERY,
-  INSERT_EVENT,
   numbered,
   PURGE_DEAD,
   PURGE_ORPHAN_EVENTS,
@@ -36,13 +32,15 @@ import {
   type DestinationRow,
   type DueRow,
 } from '../rows/notify.js';
-import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { pgStoreError, type PgDb } from './database.js';
+import { SUBSCRIBERS } from './outbox.js';
+import { approvalExpiryOpsIn } from './approvals.js';
+import { approvalExpiry } from '../../core/notify/approval-expiry.js';
+import { runAsync } from '../../core/use-case.js';
 
 const SQL = {
-  subscribers: `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = $1 ORDER BY id COLLATE "C"`,
   one: `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = $1 AND id = $2`,
-  insertEvent: numbered(INSERT_EVENT),
-  insertDelivery: numbered(INSERT_DELIVERY),
+  bump: numbered(BUMP_REGISTRY),
   disablePending: numbered(DISABLE_PENDING),
   disableDestination: numbered(DISABLE_DESTINATION),
   recordAttempt: `${numbered(RECORD_ATTEMPT)} RETURNING 1`,
@@ -51,43 +49,25 @@ const SQL = {
   purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
 };
 
-/** The outbox's operations in a tenant transaction, for a use case driven by `runAsync`. */
-export function pgOutbox(tx: PgTx): Async<OutboxOps> {
-  return {
-    subscribers: async (tenantId) => (await tx.query<DestinationRow>(SQL.subscribers, [tenantId])).map(toDestination),
-    writeEvent: async (event: NotifyEvent, destinationIds: string[]) => {
-      await tx.query(SQL.insertEvent, [event.tenantId, event.id, event.type, event.timestamp, JSON.stringify(event.data)]);
-      for (const d of destinationIds) {
-        await tx.query(SQL.insertDelivery, [
-          event.tenantId,
-          event.id,
-          d,
-          event.type,
-          event.timestamp,
-          event.timestamp,
-          event.timestamp,
-        ]);
-      }
-    },
-  };
-}
-
 export class PgNotify implements NotifyRepo {
   constructor(private readonly db: PgDb) {}
 
   async addDestination(d: NotifyDestination): Promise<void> {
     try {
-      await this.db.query(
-        `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        destinationValues(d),
-      );
+      await this.db.tx(async (tx) => {
+        await tx.query(
+          `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          destinationValues(d),
+        );
+        await tx.query(SQL.bump, [d.tenantId]);
+      });
     } catch (err) {
       throw pgStoreError(err, `notification destination ${d.id}`);
     }
   }
 
   async destinations(tenantId: string): Promise<NotifyDestination[]> {
-    return (await this.db.query<DestinationRow>(SQL.subscribers, [tenantId])).map(toDestination);
+    return (await this.db.query<DestinationRow>(SUBSCRIBERS, [tenantId])).map(toDestination);
   }
 
   async destination(tenantId: string, id: string): Promise<NotifyDestination | undefined> {
@@ -99,9 +79,16 @@ export class PgNotify implements NotifyRepo {
     const at = new Date().toISOString();
     return this.db.tx(async (tx) => {
       const gone =
-        (await tx.query('DELETE FROM notify_destinations WHERE tenant_id = $1 AND id = $2 RETURNING 1', [tenantId, id]))
-          .length === 1;
-      if (gone) await tx.query(SQL.disablePending, [REMOVED_REASON, at, tenantId, id]);
+        (
+          await tx.query('DELETE FROM notify_destinations WHERE tenant_id = $1 AND id = $2 RETURNING 1', [
+            tenantId,
+            id,
+          ])
+        ).length === 1;
+      if (gone) {
+        await tx.query(SQL.disablePending, [REMOVED_REASON, at, tenantId, id]);
+        await tx.query(SQL.bump, [tenantId]);
+      }
       return gone;
     });
   }
@@ -155,6 +142,7 @@ export class PgNotify implements NotifyRepo {
       if (held && change.disableDestination !== null) {
         await tx.query(SQL.disableDestination, [change.disableDestination, a.tenantId, a.destinationId]);
         await tx.query(SQL.disablePending, [change.disableDestination, a.at, a.tenantId, a.destinationId]);
+        await tx.query(SQL.bump, [a.tenantId]);
       }
       return held;
     });
@@ -182,6 +170,10 @@ export class PgNotify implements NotifyRepo {
   async counts(): Promise<NotifyCounts> {
     const [r] = await this.db.query<{ pending: string; dead: string; disabled: string }>(COUNTS);
     return { pending: Number(r!.pending), dead: Number(r!.dead), disabled: Number(r!.disabled) };
+  }
+
+  async announceExpired(now: Date, limit: number): Promise<number> {
+    return this.db.tx((tx) => runAsync(approvalExpiry(now, limit), approvalExpiryOpsIn(tx)));
   }
 
   async purgeDead(before: string): Promise<number> {

@@ -13,12 +13,14 @@ import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-po
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
+import { pgOutbox } from './outbox.js';
 
 const SELECT_ONE = 'SELECT * FROM surface_states WHERE tenant_id = $1 AND surface_id = $2';
 
 /** The reads and writes of integration operations in one tenant transaction (core/surface-change.ts decides). */
 export function surfaceOpsIn(tx: PgTx): Async<SurfaceOps> {
   return {
+    ...pgOutbox(tx),
     surface: async (tenantId, surfaceId) => {
       const [r] = await tx.query<SurfaceRow>(SELECT_ONE, [tenantId, surfaceId]);
       return r && toSurfaceState(r);

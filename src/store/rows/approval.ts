@@ -8,10 +8,12 @@ import {
 import type { ApprovalDecisionWrite, ApprovalToDecide } from '../../core/approval-decision.js';
 import type { AmountSource } from '../../core/decision/request.js';
 import type { ApprovalRecord } from '../query-ports.js';
+import type { ExpiredApproval } from '../../core/notify/approval-expiry.js';
 import { micros, type DbInt } from './numbers.js';
 
 /** An approval row joined with its intent text and its capability's approvers, as both drivers return it. */
 export interface ApprovalRow {
+  tenant_id: string;
   id: string;
   status: StoredApprovalStatus;
   intent_id: string;
@@ -51,6 +53,23 @@ export const namedApprovers = (r: ApprovalRow): string[] =>
   r.approvers === null ? [] : (JSON.parse(r.approvers) as string[]);
 
 /** The approval as core/approval-decision.ts judges it, with its capability as registered now. */
+/** An approval as `approval.expired` describes it. */
+export const toExpiredApproval = (r: ApprovalRow): ExpiredApproval => ({
+  tenantId: r.tenant_id,
+  id: r.id,
+  intentId: r.intent_id,
+  taskId: r.task_id,
+  step: r.step,
+  capability: r.capability,
+  action: r.action,
+  requesterId: r.requester_id,
+  amountMicros: micros(r.amount_micros),
+  requestDigest: r.request_digest,
+  intent: typeof r.intent === 'string' ? r.intent : null,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+});
+
 export const approvalToDecide = (r: ApprovalRow): ApprovalToDecide => ({
   ...approvalFacts(r),
   intentId: r.intent_id,
@@ -59,6 +78,10 @@ export const approvalToDecide = (r: ApprovalRow): ApprovalToDecide => ({
   action: r.action,
   namedApprovers: namedApprovers(r),
   tier: r.tier === null ? null : Number(r.tier),
+  amountMicros: micros(r.amount_micros),
+  requestDigest: r.request_digest,
+  intent: typeof r.intent === 'string' ? r.intent : null,
+  createdAt: r.created_at,
 });
 
 /**

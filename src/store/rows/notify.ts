@@ -115,7 +115,13 @@ export const DUE_SELECT = `SELECT l.tenant_id, l.event_id, l.destination_id, l.e
 export function toDue(r: DueRow) {
   return {
     delivery: toDelivery(r),
-    event: toEvent({ tenant_id: r.e_tenant_id, id: r.e_id, type: r.e_type, timestamp: r.e_timestamp, data: r.e_data }),
+    event: toEvent({
+      tenant_id: r.e_tenant_id,
+      id: r.e_id,
+      type: r.e_type,
+      timestamp: r.e_timestamp,
+      data: r.e_data,
+    }),
     destination: toDestination({
       tenant_id: r.d_tenant_id,
       id: r.d_id,

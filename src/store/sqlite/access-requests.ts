@@ -13,6 +13,7 @@ import { toRequestable, toStoredRequest, type RequestableRow } from '../rows/acc
 import { AccessReads } from './access-reads.js';
 import { accessWrites } from './access-writes.js';
 import { storeError, type Db } from './database.js';
+import { sqliteOutbox } from './outbox.js';
 import { writeTransaction } from './write-lock.js';
 
 // The same test the decision applies at step 6: a standing permission, or a live entitlement.
@@ -44,6 +45,7 @@ export function accessRequestOps(db: Db, reads = new AccessReads(db)): AccessReq
     ),
   };
   return {
+    ...sqliteOutbox(db),
     ...accessWrites(db),
     actor: (tenantId, id) => reads.actor(tenantId, id),
     requestable: (tenantId, capability) => {

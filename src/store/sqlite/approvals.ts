@@ -12,21 +12,25 @@ import type {
   Keyset,
   KeysetPage,
 } from '../query-ports.js';
-import { storeError, type Db } from './database.js';
+import { prep, storeError, type Db } from './database.js';
+import type { ApprovalExpiryOps } from '../../core/notify/approval-expiry.js';
+import { MARK_EXPIRY } from '../notify-sql.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
 import {
   approvalDecisionValues,
   approvalToDecide,
   readableApproval,
   toApprovalRecord,
+  toExpiredApproval,
   type ApprovalRow,
 } from '../rows/approval.js';
 import { JournalWriter } from './journal.js';
+import { sqliteOutbox } from './outbox.js';
 import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
-const SELECT = `SELECT a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
     a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT json_extract(j.record, '$.intent') FROM intents i JOIN journal j
        ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id AND j.tombstone IS NULL
@@ -70,6 +74,25 @@ function approvalPage(db: Db, order: 'oldest' | 'newest') {
        ORDER BY a.created_at ${dir}, a.id ${dir} LIMIT @limit`,
     )
     .safeIntegers(true);
+}
+
+/** The expiry sweep's reads and writes, inside the caller's write transaction. */
+export function approvalExpiryOps(db: Db): ApprovalExpiryOps {
+  return {
+    ...sqliteOutbox(db),
+    unannouncedExpired: (now, limit) =>
+      (
+        prep(
+          db,
+          `${SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= ?
+           ORDER BY a.expires_at, a.tenant_id, a.id LIMIT ?`,
+        )
+          .safeIntegers(true)
+          .all(now, limit) as ApprovalRow[]
+      ).map(toExpiredApproval),
+    markExpiryAnnounced: (tenantId, approvalId, now) =>
+      prep(db, MARK_EXPIRY).run(tenantId, approvalId, now).changes,
+  };
 }
 
 export class SqliteApprovals implements Approvals {
@@ -157,6 +180,7 @@ export class SqliteApprovals implements Approvals {
       decide: (w) => q.decide.run(...approvalDecisionValues(w)).changes,
       append: (record, at) => this.journal.append(record, at),
       decided: (tenantId, approvalId, now) => toApprovalRecord(q.one.get(tenantId, approvalId)!, now),
+      ...sqliteOutbox(this.db),
     };
   }
 }

@@ -8,6 +8,7 @@ import type { Db } from './database.js';
 import { DecisionStateLoader } from './decision-state.js';
 import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { JournalWriter } from './journal.js';
+import { sqliteDecisionEvents } from './outbox.js';
 import {
   admissionValues,
   executionValues,
@@ -100,6 +101,7 @@ export class SqliteDecisions implements DecisionStore {
       standingReceipt: (tenantId, intentId) =>
         this.w.standingReceipt.get(tenantId, intentId) as StandingReceiptRow | undefined,
       apply: (writes) => this.apply(writes),
+      ...sqliteDecisionEvents(db),
     };
   }
 

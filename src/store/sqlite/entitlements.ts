@@ -16,6 +16,7 @@ import { accessWrites } from './access-writes.js';
 import { prep, storeError, type Db } from './database.js';
 import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
+import { sqliteOutbox } from './outbox.js';
 
 interface PageParams {
   tenant: string;
@@ -49,6 +50,7 @@ export function entitlementById(
 export function entitlementRevocationOps(db: Db): EntitlementRevocationOps {
   return {
     ...accessWrites(db),
+    ...sqliteOutbox(db),
     entitlement: (tenantId, id) => {
       const row = one(db, tenantId, id);
       return row && toStoredEntitlement(row);

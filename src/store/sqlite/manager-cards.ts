@@ -10,6 +10,7 @@ import { storeError, type Db } from './database.js';
 import { entitlementById } from './entitlements.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
+import { sqliteOutbox } from './outbox.js';
 
 export class SqliteManagerCards implements ManagerCardStore {
   private readonly journal: JournalWriter;
@@ -67,6 +68,7 @@ export class SqliteManagerCards implements ManagerCardStore {
   protected decisionOps(): CardDecisionOps<DecidedCard> {
     const { q, reads } = this;
     return {
+      ...sqliteOutbox(this.db),
       actor: (tenantId, actorId) => reads.actor(tenantId, actorId),
       card: (tenantId, cardId) => {
         const card = q.card.get(tenantId, cardId);

@@ -1,6 +1,4 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
-import type { NotifyEvent } from '../../core/notify/event.js';
-import type { OutboxOps } from '../../core/notify/outbox.js';
 import type {
   DeliveryAttempt,
   DeliveryQuery,
@@ -11,12 +9,11 @@ import type {
   NotifyRepo,
 } from '../notify-ports.js';
 import {
+  BUMP_REGISTRY,
   COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
-  INSERT_DELIVERY,
-  INSERT_EVENT,
   PURGE_DEAD,
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
@@ -35,38 +32,26 @@ import {
   type DueRow,
 } from '../rows/notify.js';
 import { prep, storeError, type Db } from './database.js';
+import { sqliteOutbox } from './outbox.js';
+import { approvalExpiryOps } from './approvals.js';
+import { approvalExpiry } from '../../core/notify/approval-expiry.js';
+import { runSync } from '../../core/use-case.js';
 import { writeTransaction } from './write-lock.js';
-
-/**
- * The outbox's operations on this connection, for a use case running inside a write
- * transaction (the change and its event commit together).
- */
-export function sqliteOutbox(db: Db): OutboxOps {
-  return {
-    subscribers: (tenantId) =>
-      (
-        prep(
-          db,
-          `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = ? ORDER BY id`,
-        ).all(tenantId) as DestinationRow[]
-      ).map(toDestination),
-    writeEvent: (event: NotifyEvent, destinationIds: string[]) => {
-      prep(db, INSERT_EVENT).run(event.tenantId, event.id, event.type, event.timestamp, JSON.stringify(event.data));
-      const insert = prep(db, INSERT_DELIVERY);
-      for (const d of destinationIds) {
-        insert.run(event.tenantId, event.id, d, event.type, event.timestamp, event.timestamp, event.timestamp);
-      }
-    },
-  };
-}
 
 export class SqliteNotify implements NotifyRepo {
   constructor(private readonly db: Db) {}
 
   async addDestination(d: NotifyDestination): Promise<void> {
     try {
-      prep(this.db, `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-        ...destinationValues(d),
+      await writeTransaction(
+        this.db,
+        this.db.transaction(() => {
+          prep(
+            this.db,
+            `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(...destinationValues(d));
+          prep(this.db, BUMP_REGISTRY).run(d.tenantId);
+        }),
       );
     } catch (err) {
       throw storeError(err, `notification destination ${d.id}`);
@@ -78,10 +63,10 @@ export class SqliteNotify implements NotifyRepo {
   }
 
   async destination(tenantId: string, id: string): Promise<NotifyDestination | undefined> {
-    const r = prep(this.db, `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = ? AND id = ?`).get(
-      tenantId,
-      id,
-    ) as DestinationRow | undefined;
+    const r = prep(
+      this.db,
+      `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = ? AND id = ?`,
+    ).get(tenantId, id) as DestinationRow | undefined;
     return r && toDestination(r);
   }
 
@@ -91,8 +76,12 @@ export class SqliteNotify implements NotifyRepo {
       this.db,
       this.db.transaction(() => {
         const gone =
-          prep(this.db, 'DELETE FROM notify_destinations WHERE tenant_id = ? AND id = ?').run(tenantId, id).changes === 1;
-        if (gone) prep(this.db, DISABLE_PENDING).run(REMOVED_REASON, at, tenantId, id);
+          prep(this.db, 'DELETE FROM notify_destinations WHERE tenant_id = ? AND id = ?').run(tenantId, id)
+            .changes === 1;
+        if (gone) {
+          prep(this.db, DISABLE_PENDING).run(REMOVED_REASON, at, tenantId, id);
+          prep(this.db, BUMP_REGISTRY).run(tenantId);
+        }
         return gone;
       }),
     );
@@ -115,7 +104,10 @@ export class SqliteNotify implements NotifyRepo {
           `UPDATE notify_deliveries SET lease_owner = ?, lease_until = ?
            WHERE tenant_id = ? AND event_id = ? AND destination_id = ?`,
         );
-        const read = prep(this.db, `${DUE_SELECT} WHERE l.tenant_id = ? AND l.event_id = ? AND l.destination_id = ?`);
+        const read = prep(
+          this.db,
+          `${DUE_SELECT} WHERE l.tenant_id = ? AND l.event_id = ? AND l.destination_id = ?`,
+        );
         return keys.map((k) => {
           lease.run(owner, leaseUntil, k.tenant_id, k.event_id, k.destination_id);
           return toDue(read.get(k.tenant_id, k.event_id, k.destination_id) as DueRow);
@@ -146,6 +138,7 @@ export class SqliteNotify implements NotifyRepo {
         if (held && change.disableDestination !== null) {
           prep(this.db, DISABLE_DESTINATION).run(change.disableDestination, a.tenantId, a.destinationId);
           prep(this.db, DISABLE_PENDING).run(change.disableDestination, a.at, a.tenantId, a.destinationId);
+          prep(this.db, BUMP_REGISTRY).run(a.tenantId);
         }
         return held;
       }),
@@ -175,6 +168,14 @@ export class SqliteNotify implements NotifyRepo {
   async counts(): Promise<NotifyCounts> {
     const r = prep(this.db, COUNTS).get() as { pending: number; dead: number; disabled: number };
     return { pending: Number(r.pending), dead: Number(r.dead), disabled: Number(r.disabled) };
+  }
+
+  async announceExpired(now: Date, limit: number): Promise<number> {
+    const ops = approvalExpiryOps(this.db);
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => runSync(approvalExpiry(now, limit), ops)),
+    );
   }
 
   async purgeDead(before: string): Promise<number> {

@@ -13,6 +13,7 @@ import type { SurfaceChange, SurfaceRepo, SurfaceState } from '../integration-po
 import { storeError, type Db } from './database.js';
 import { JournalWriter } from './journal.js';
 import { writeTransaction } from './write-lock.js';
+import { sqliteOutbox } from './outbox.js';
 
 /** The reads and writes of integration operations (core/surface-change.ts decides). */
 export function surfaceOps(db: Db): SurfaceOps {
@@ -32,6 +33,7 @@ export function surfaceOps(db: Db): SurfaceOps {
      WHERE tenant_id = ? AND surface_id = ? AND credential_ref = ? AND status = ? AND updated_at = ?`,
   );
   return {
+    ...sqliteOutbox(db),
     surface: (tenantId, surfaceId) => {
       const r = get.get(tenantId, surfaceId);
       return r && toSurfaceState(r);

@@ -1,3 +1,4 @@
+import { memoryOutbox } from '../../helpers/memory-outbox.js';
 import { describe, expect, it } from 'vitest';
 import {
   accessRequest,
@@ -47,6 +48,7 @@ function tenant() {
   const cards: { requestId: string; recipientId: string; role: string }[] = [];
   const journal: AccessJournalInput[] = [];
   const ops: AccessRequestOps = {
+    ...memoryOutbox().ops,
     actor: (_t, id) => actors.get(id),
     requestable: (_t, capability) => capabilities.get(capability),
     standing: (_t, actorId, capability) => ({

@@ -1,3 +1,5 @@
+import { memoryOutbox } from '../../helpers/memory-outbox.js';
+import type { DecisionEventOps } from '../../../src/core/notify/decision-events.js';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import {
@@ -35,6 +37,10 @@ const pending: ApprovalToDecide = {
   action: 'send',
   namedApprovers: ['carol'],
   tier: 4,
+  amountMicros: 120_000_000n,
+  requestDigest: 'ab'.repeat(32),
+  intent: 'refund order 1042',
+  createdAt: '2026-06-01T12:00:00.000Z',
 };
 
 const people = [
@@ -51,6 +57,9 @@ class MemoryApprovals implements ApprovalDecisionOps<{ view: ApprovalToDecide }>
   readonly journal: JournalAppend[] = [];
   /** what the guarded write finds: another writer may have changed the row since the read */
   changedRows = 1;
+  readonly outbox = memoryOutbox();
+  subscribers = () => this.outbox.ops.subscribers('acme');
+  writeEvent = (...a: Parameters<DecisionEventOps['writeEvent']>) => this.outbox.ops.writeEvent(...a);
 
   constructor(private readonly approvals: ApprovalToDecide[]) {}
 

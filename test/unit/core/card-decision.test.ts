@@ -1,3 +1,5 @@
+import { memoryOutbox } from '../../helpers/memory-outbox.js';
+import type { DecisionEventOps } from '../../../src/core/notify/decision-events.js';
 import { describe, expect, it } from 'vitest';
 import type { AccessFacts } from '../../../src/core/access.js';
 import type { Actor } from '../../../src/core/actor.js';
@@ -64,6 +66,9 @@ class MemoryCards implements CardDecisionOps<Views> {
   readonly journal: JournalAppend[] = [];
   /** what the guarded write finds: another writer may have changed the request since the read */
   changedRows = 1;
+  readonly outbox = memoryOutbox();
+  subscribers = () => this.outbox.ops.subscribers('acme');
+  writeEvent = (...a: Parameters<DecisionEventOps['writeEvent']>) => this.outbox.ops.writeEvent(...a);
 
   constructor(private readonly cards: CardToDecide[]) {}
 

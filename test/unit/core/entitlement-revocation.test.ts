@@ -1,3 +1,4 @@
+import { memoryOutbox } from '../../helpers/memory-outbox.js';
 import { describe, expect, it } from 'vitest';
 import type { StoredAccessStatus } from '../../../src/core/access.js';
 import type { Actor } from '../../../src/core/actor.js';
@@ -46,6 +47,7 @@ function tenant() {
     return id;
   };
   const ops: EntitlementRevocationOps = {
+    ...memoryOutbox().ops,
     entitlement: (_t, id) => entitlements.get(id),
     revokeEntitlement: (_t, id, _by, at) => {
       const e = entitlements.get(id);

@@ -1,3 +1,4 @@
+import { memoryOutbox } from '../../helpers/memory-outbox.js';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import {
@@ -43,6 +44,7 @@ const stored = (more: Partial<SurfaceState> = {}): SurfaceState => ({
 function memory(row: SurfaceState | undefined) {
   const state = { row: row && { ...row }, appended: [] as JournalAppend[] };
   const ops: SurfaceOps = {
+    ...memoryOutbox().ops,
     surface: () => state.row && { ...state.row },
     insertSurface: (s) => {
       if (state.row) return 0;
