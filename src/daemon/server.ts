@@ -311,6 +311,10 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   };
 }
 
+/** How often approvals that expired pending are looked for (`approval.expired`), and how many at a time. */
+const EXPIRY_SWEEP_MS = 5000;
+const EXPIRY_BATCH = 100;
+
 /** The outbox's delivery, on its own timers: never on a decision's path. */
 function notifyLoop(
   dir: DataDir,
@@ -343,6 +347,18 @@ function notifyLoop(
         error: (obj, msg) => log.error(obj, msg),
       },
       ...(metrics ? { observer: metrics } : {}),
+      sweeps: [
+        {
+          name: 'approval expiry',
+          everyMs: Math.max(100, Math.round(EXPIRY_SWEEP_MS / speedup)),
+          // Batches until none is left, bounded so one turn never runs unbounded.
+          run: async (now) => {
+            for (let i = 0; i < 20; i++) {
+              if ((await store.notify.announceExpired(now, EXPIRY_BATCH)) < EXPIRY_BATCH) return;
+            }
+          },
+        },
+      ],
     },
     // A compressed schedule is looked at more often, so its short waits are kept.
     { speedup, pollMs: Math.max(100, Math.round(1000 / speedup)) },

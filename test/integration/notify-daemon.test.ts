@@ -1,13 +1,14 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newEvent } from '../../src/core/notify/outbox.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
 import { newWebhookSecret } from '../../src/notify/webhook-secret.js';
 import { setSecret } from '../../src/provisioning/secret.js';
-import { sqliteOutbox } from '../../src/store/sqlite/notify.js';
+import { sqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { until } from '../helpers/until.js';
+import { Seed } from '../helpers/seed.js';
 
 /**
  * The daemon runs the delivery loop with its flags, counts it in /readyz and /metrics
@@ -139,5 +140,83 @@ describe('notifications in the daemon', () => {
     await stopped;
     const [d] = await f.store.notify.deliveries('acme', { limit: 5 });
     expect(d).toMatchObject({ eventId: id, state: 'delivered', attempts: 1 });
+  });
+
+  it('announces an approval that expired pending (approval.expired) and an anchor the timestamp authority did not attest (attestation.failed)', async () => {
+    const bodies: { id: string; type: string; data: Record<string, unknown> }[] = [];
+    // Every destination here points at this receiver: it records what arrives, by event id.
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c.toString()));
+      req.on('end', () => {
+        const e = JSON.parse(b) as { type: string; data: Record<string, unknown> };
+        bodies.push({ id: String(req.headers['webhook-id']), ...e });
+        res.writeHead(204).end();
+      });
+    });
+    await setSecret(f.dir, f.store, {
+      tenantId: 'acme',
+      name: 'notify.ops',
+      value: newWebhookSecret(),
+      now: f.now.value,
+    });
+    await f.store.notify.addDestination({
+      tenantId: 'acme',
+      id: 'ops',
+      kind: 'webhook',
+      url,
+      events: ['approval.expired', 'attestation.failed'],
+      secretName: 'notify.ops',
+      enabled: true,
+      disabledReason: null,
+      createdAt: f.now.value.toISOString(),
+    });
+    // A deferral an hour ago whose approval lived one second: expired, never announced.
+    const seed = new Seed(f.store.db, () => new Date(Date.now() - 3_600_000));
+    seed.capability('acme', 'pay.send', { irreversible: true });
+    seed.task('acme', 't1', { sponsor: 'alice', status: 'active', actors: ['bot'] });
+    const { approvalId } = seed.decision('acme', {
+      taskId: 't1',
+      actorId: 'bot',
+      capability: 'pay.send',
+      outcome: 'deferred',
+      approvalTtlMs: 1000,
+    });
+    // Nothing listens there: the timestamp of the first anchor fails.
+    const closed = createServer();
+    await new Promise<void>((ok) => closed.listen(0, '127.0.0.1', ok));
+    const tsaUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/tsa`;
+    await new Promise((ok) => closed.close(ok));
+    daemon = await startDaemon({
+      dataDir: f.dir.root,
+      listen: '127.0.0.1:0',
+      allowInsecureHttp: true,
+      logger: false,
+      anchorEntries: 1,
+      tsaUrl,
+      notify: { allowLoopbackHttp: true, retrySpeedup: 1000 },
+    });
+    await until('both events', () =>
+      bodies.some((b) => b.type === 'approval.expired') && bodies.some((b) => b.type === 'attestation.failed')
+        ? true
+        : undefined,
+    );
+    expect(bodies.find((b) => b.type === 'approval.expired')!.data).toMatchObject({
+      tenant_id: 'acme',
+      approval_id: approvalId,
+    });
+    const failed = bodies.find((b) => b.type === 'attestation.failed')!;
+    expect(failed.data).toEqual({
+      tenant_id: 'acme',
+      tree_size: 1,
+      attestation: 'timestamp',
+      witness_id: null,
+      reason: 'unreachable',
+    });
+    // The payload names no URL or error text.
+    expect(JSON.stringify(failed)).not.toContain('127.0.0.1');
+    // Announced once, however many sweeps ran.
+    expect(new Set(bodies.filter((b) => b.type === 'approval.expired').map((b) => b.id)).size).toBe(1);
   });
 });

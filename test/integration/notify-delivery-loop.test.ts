@@ -11,7 +11,7 @@ import { DESTINATION_SENDERS, destinationSecrets } from '../../src/notify/destin
 import { DEFAULT_OUTBOUND_POLICY } from '../../src/notify/outbound-policy.js';
 import { newWebhookSecret } from '../../src/notify/webhook-secret.js';
 import { setSecret } from '../../src/provisioning/secret.js';
-import { sqliteOutbox } from '../../src/store/sqlite/notify.js';
+import { sqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { until } from '../helpers/until.js';
 

@@ -11,7 +11,7 @@ import { newWebhookSecret } from '../../../src/notify/webhook-secret.js';
 import { setSecret } from '../../../src/provisioning/secret.js';
 import { createTenant } from '../../../src/provisioning/tenant.js';
 import { DataDir } from '../../../src/store/data-dir.js';
-import { pgOutbox } from '../../../src/store/postgres/notify.js';
+import { pgOutbox } from '../../../src/store/postgres/outbox.js';
 import { PgStore } from '../../../src/store/postgres/store.js';
 import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
 import { tmpDir } from '../../helpers/tmp.js';
