@@ -19,5 +19,6 @@ export type {
 } from './outcome.js';
 export type { Reconciled } from './reconcile.js';
 export { SvcError } from '../core/errors.js';
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent } from './webhook.js';
 export type * from './wire.js';
 export { OPERATIONS } from './wire.js';

@@ -19,6 +19,7 @@ import { afterAll, describe } from 'vitest';
 import { accessContract } from './cases/access.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
+import { notifyContract } from './cases/notify.js';
 import { refusalOrderContract } from './cases/refusal-order.js';
 import { registryContract } from './cases/registry.js';
 import { surfaceContract } from './cases/surfaces.js';
@@ -40,5 +41,6 @@ for (const adapter of await contractAdapters()) {
     accessContract(h);
     surfaceContract(h);
     refusalOrderContract(h);
+    notifyContract(h);
   });
 }

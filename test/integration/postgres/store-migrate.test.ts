@@ -20,6 +20,20 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
   beforeAll(async () => {
     // A real log: decisions through the daemon, anchors, a key rotation, a redaction, two tenants.
     real = await realExport();
+    // The outbox too: a destination and the event a surface revocation wrote for it.
+    await real.f.store.notify.addDestination({
+      tenantId: 'acme',
+      id: 'hook',
+      kind: 'webhook',
+      url: 'https://hooks.example.org/svc',
+      events: ['integration.*'],
+      secretName: 'notify.hook',
+      enabled: true,
+      disabledReason: null,
+      createdAt: '2026-03-01T10:00:00.000Z',
+    });
+    const admin = (await real.f.store.actors.get('acme', 'alice'))!;
+    await real.f.store.surfaces.revoke('acme', 'crm', { documentRef: 'env:CRM_TOKEN', actor: admin });
     fresh = await freshDatabase();
     pg = await PgDb.connect(fresh.url, { poolSize: 2 });
   });
@@ -37,6 +51,9 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     expect(copied.indexOf('anchors')).toBeLessThan(copied.indexOf('anchor_timestamps'));
     for (const { table, rows } of report.tables) expect(rows, table).toBe(count(table));
     expect(report.tables.find((t) => t.table === 'journal')?.rows).toBeGreaterThan(14);
+    for (const table of ['notify_destinations', 'notify_events', 'notify_deliveries']) {
+      expect(report.tables.find((t) => t.table === table)?.rows, table).toBe(1);
+    }
     // Each tenant's export from the copy is the source's, line for line: every entry and anchor.
     const lines = (tenant: string) =>
       count(`journal WHERE tenant_id = '${tenant}'`) + count(`anchors WHERE tenant_id = '${tenant}'`);

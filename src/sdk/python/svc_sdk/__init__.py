@@ -7,6 +7,7 @@ answer or raise SvcError. A daemon that cannot be reached raises; it is never an
 
 from .client import SDK_METHODS, SvcClient
 from .errors import SvcError
+from .webhooks import verify_webhook
 from .outcomes import (
     Allowed,
     Conflict,
@@ -28,5 +29,6 @@ __all__ = [
     "OutcomeUnknown",
     "Reconciled",
     "Refused",
+    "verify_webhook",
 ]
 __version__ = "0.1.0"

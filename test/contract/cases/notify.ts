@@ -1,0 +1,342 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '../../../src/core/actor.js';
+import { admits } from '../../../src/core/constraints.js';
+import { APPROVAL_TTL_MS } from '../../../src/core/decision/decide.js';
+import { EVENT_PAYLOADS } from '../../../src/api/event-payloads.js';
+import { PolicyCache } from '../../../src/daemon/policy-cache.js';
+import type { NotifyDestination } from '../../../src/store/notify-ports.js';
+import type { Store } from '../../../src/store/ports.js';
+import type { StoreHarness } from '../harness.js';
+import { request } from '../../helpers/pg-seed.js';
+import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
+import { human, T0 } from './fixtures.js';
+
+const publicKey = generateKeyPairSync('ed25519')
+  .publicKey.export({ format: 'der', type: 'spki' })
+  .subarray(-32)
+  .toString('base64');
+const bot: Actor = human('acme', 'bot', { kind: 'agent', roles: [], managerId: 'alice' });
+const rules = () => ({ policy: new PolicyCache(), constraints: admits });
+const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+
+/** Tenant acme: alice (administrator, approver), agent bot; crm.paid (1 USD), payments.send (irreversible); task t1 of 10 USD. */
+async function provision(store: Store): Promise<void> {
+  await store.tenants.create({
+    tenant: { id: 'acme', createdAt: T0 },
+    signingKey: { tenantId: 'acme', keyId: 'k1', publicKey, algorithm: 'ed25519', createdAt: T0 },
+    admin: human('acme', 'alice', { roles: ['administrator', 'approver'] }),
+  });
+  await store.actors.add(bot);
+  for (const [name, tier, irreversible] of [
+    ['crm.paid', 1, false],
+    ['payments.send', 4, true],
+  ] as const) {
+    await store.capabilities.put(
+      capabilityRecord('acme', name, T0, { tier, irreversible, actions: ['write'], costMicros: 1_000_000n }),
+    );
+    await store.permissions.grant({ tenantId: 'acme', actorId: 'bot', capability: name, grantedAt: T0 });
+  }
+  await store.policies.set('acme', 'permit (principal, action, resource);', T0);
+  await store.tasks.create(taskRecord('acme', 't1', T0, { budgetMicros: 10_000_000n }));
+}
+
+function destination(id: string, events: string[], o: Partial<NotifyDestination> = {}): NotifyDestination {
+  return {
+    tenantId: 'acme',
+    id,
+    kind: 'webhook',
+    url: `https://hooks.example.org/${id}`,
+    events,
+    secretName: `notify.${id}`,
+    enabled: true,
+    disabledReason: null,
+    createdAt: T0,
+    ...o,
+  };
+}
+
+/** Every event due now, claimed by `owner`: [type, destination, data]. */
+async function due(store: Store, owner = 'w1', now = at(APPROVAL_TTL_MS * 3)) {
+  const claimed = await store.notify.claimDue(now, owner, at(APPROVAL_TTL_MS * 4), 100);
+  for (const c of claimed) EVENT_PAYLOADS[c.event.type].parse(c.event.data);
+  return claimed;
+}
+
+/** NotifyRepo: destinations, the outbox the use cases write, leased deliveries. */
+export function notifyContract(h: () => StoreHarness): void {
+  describe('notifications', () => {
+    it('keeps destinations per tenant: a duplicate id is already_exists, removal answers whether there was one', async () => {
+      const s = await h().open();
+      await provision(s);
+      await s.notify.addDestination(destination('b-hook', ['approval.*']));
+      await s.notify.addDestination(destination('a-hook', ['*']));
+      await expect(s.notify.addDestination(destination('a-hook', ['*']))).rejects.toMatchObject({
+        code: 'already_exists',
+      });
+      expect((await s.notify.destinations('acme')).map((d) => d.id)).toEqual(['a-hook', 'b-hook']);
+      expect(await s.notify.destination('acme', 'b-hook')).toEqual(destination('b-hook', ['approval.*']));
+      expect(await s.notify.destination('other', 'b-hook')).toBeUndefined();
+      expect(await s.notify.removeDestination('acme', 'b-hook')).toBe(true);
+      expect(await s.notify.removeDestination('acme', 'b-hook')).toBe(false);
+    });
+
+    it('writes nothing when no destination subscribes', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('access', ['access_request.*']));
+      await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules());
+      await s.decisions.decide(request('crm.paid', 'none', 'x'), bot, 'new', rules());
+      expect(await s.notify.deliveries('acme', { limit: 10 })).toEqual([]);
+      expect(await s.notify.counts()).toEqual({ pending: 0, dead: 0, disabled: 0 });
+    });
+
+    it('a deferral, its decision, a refusal and its expiry each write their event with the change, to each subscriber', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('approvals', ['approval.*']));
+      await s.notify.addDestination(destination('all', ['*']));
+      await s.notify.addDestination(destination('off', ['*'], { enabled: false, disabledReason: 'test' }));
+      const d1 = await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules());
+      const d2 = await s.decisions.decide(request('payments.send', 't1', 'p2', 3), bot, 'new', rules());
+      await s.decisions.decide(request('crm.paid', 'none', 'x'), bot, 'new', rules());
+      const approvalId = (d1 as { approval: { approvalId: string } }).approval.approvalId;
+      await s.approvals.decide({
+        tenantId: 'acme',
+        approvalId,
+        deciderId: 'alice',
+        decision: 'deny',
+        note: 'not this one',
+        channel: 'cli',
+        at: new Date(at(1000)),
+      });
+      // the second approval expires pending: the sweep announces it once
+      expect(await s.notify.announceExpired(new Date(at(APPROVAL_TTL_MS + 1000)), 10)).toBe(1);
+      expect(await s.notify.announceExpired(new Date(at(APPROVAL_TTL_MS + 2000)), 10)).toBe(0);
+
+      const claimed = await due(s);
+      const seen = claimed.map((c) => [c.event.type, c.destination.id]).sort();
+      expect(seen).toEqual(
+        [
+          ['approval.decided', 'all'],
+          ['approval.decided', 'approvals'],
+          ['approval.expired', 'all'],
+          ['approval.expired', 'approvals'],
+          ['approval.requested', 'all'],
+          ['approval.requested', 'all'],
+          ['approval.requested', 'approvals'],
+          ['approval.requested', 'approvals'],
+          ['decision.refused', 'all'],
+        ].sort(),
+      );
+      const one = (type: string) => claimed.find((c) => c.event.type === type && c.destination.id === 'all')!;
+      expect(one('approval.decided').event.data).toMatchObject({
+        tenant_id: 'acme',
+        approval_id: approvalId,
+        status: 'denied',
+        decided_by: 'alice',
+        channel: 'cli',
+        amount_usd: 2,
+        requester_id: 'bot',
+        intent: 'write p1',
+      });
+      expect(JSON.stringify(one('approval.decided').event.data)).not.toContain('not this one');
+      expect(one('approval.expired').event.data).toMatchObject({
+        approval_id: (d2 as { approval: { approvalId: string } }).approval.approvalId,
+        status: 'expired',
+      });
+      expect(one('decision.refused').event.data).toMatchObject({ capability: 'crm.paid', actor_id: 'bot' });
+      // one event id per event, the same for every destination
+      const ids = claimed.filter((c) => c.event.type === 'approval.decided').map((c) => c.event.id);
+      expect(new Set(ids).size).toBe(1);
+      expect(ids[0]).toMatch(/^evt_/);
+    });
+
+    it("announces a task's 80 % and 100 % budget thresholds once each", async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('budget', ['budget.threshold']));
+      for (const [step, usd] of [
+        ['a', 7],
+        ['b', 1],
+        ['c', 2],
+      ] as const) {
+        expect(
+          await s.decisions.decide(request('crm.paid', 't1', step, usd), bot, 'new', rules()),
+        ).toMatchObject({
+          outcome: 'allowed',
+        });
+      }
+      const claimed = await due(s);
+      expect(claimed.map((c) => [c.event.data.threshold_percent, c.event.data.reserved_usd])).toEqual([
+        [80, 8],
+        [100, 10],
+      ]);
+    });
+
+    it('an access request announces itself', async () => {
+      const s = await h().open();
+      await provision(s);
+      await s.actors.add(human('acme', 'owner', { roles: [] }));
+      await s.capabilities.put(
+        capabilityRecord('acme', 'crm.write', T0, {
+          tier: 2,
+          actions: ['write'],
+          requestable: true,
+          owners: ['owner'],
+        }),
+      );
+      await s.notify.addDestination(destination('access', ['access_request.created']));
+      const { request: r } = await s.accessRequests.request({
+        tenantId: 'acme',
+        actorId: 'bot',
+        capability: 'crm.write',
+        reason: 'quarterly import (private)',
+        durationSeconds: 3600,
+        at: new Date(T0),
+      });
+      const [c] = await due(s);
+      expect(c!.event.data).toMatchObject({
+        access_request_id: r.id,
+        requester_id: 'bot',
+        capability: 'crm.write',
+      });
+      expect(JSON.stringify(c!.event.data)).not.toContain('quarterly');
+    });
+
+    it('leases each due delivery to one owner; an attempt is recorded only under a held lease', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('hook', ['approval.requested']));
+      await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules());
+      const [c] = await s.notify.claimDue(at(1000), 'w1', at(61_000), 10);
+      expect(c!.delivery).toMatchObject({ state: 'pending', attempts: 0, destinationId: 'hook' });
+      expect(await s.notify.claimDue(at(2000), 'w2', at(62_000), 10)).toEqual([]);
+      const key = { tenantId: 'acme', eventId: c!.event.id, destinationId: 'hook' };
+      const attempt = { ...key, status: 500, error: 'status_500', outcome: 'retry' as const };
+      // not the owner: nothing written
+      expect(
+        await s.notify.recordAttempt({ ...attempt, owner: 'w2', at: at(3000), nextAttemptAt: at(9000) }),
+      ).toBe(false);
+      // the lease ran out and another took it over
+      const [again] = await s.notify.claimDue(at(61_000), 'w2', at(121_000), 10);
+      expect(again!.event.id).toBe(c!.event.id);
+      expect(
+        await s.notify.recordAttempt({ ...attempt, owner: 'w1', at: at(62_000), nextAttemptAt: at(99_000) }),
+      ).toBe(false);
+      expect(
+        await s.notify.recordAttempt({ ...attempt, owner: 'w2', at: at(63_000), nextAttemptAt: at(90_000) }),
+      ).toBe(true);
+      const [d] = await s.notify.deliveries('acme', { limit: 10 });
+      expect(d).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+        lastStatus: 500,
+        lastError: 'status_500',
+        nextAttemptAt: at(90_000),
+      });
+      // not due before its time; then dead, counted, redelivered with the same event id
+      expect(await s.notify.claimDue(at(80_000), 'w3', at(140_000), 10)).toEqual([]);
+      const [third] = await s.notify.claimDue(at(90_000), 'w3', at(150_000), 10);
+      expect(
+        await s.notify.recordAttempt({
+          ...key,
+          owner: 'w3',
+          at: at(91_000),
+          outcome: 'dead',
+          status: 500,
+          error: 'status_500',
+          nextAttemptAt: null,
+        }),
+      ).toBe(true);
+      expect(third!.event.id).toBe(c!.event.id);
+      expect(await s.notify.counts()).toEqual({ pending: 0, dead: 1, disabled: 0 });
+      expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(true);
+      expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(false);
+      const [fourth] = await s.notify.claimDue(at(100_000), 'w4', at(160_000), 10);
+      expect(fourth!.event.id).toBe(c!.event.id);
+      expect(
+        await s.notify.recordAttempt({
+          ...key,
+          owner: 'w4',
+          at: at(101_000),
+          outcome: 'delivered',
+          status: 204,
+          error: null,
+          nextAttemptAt: null,
+        }),
+      ).toBe(true);
+      expect((await s.notify.deliveries('acme', { limit: 10, state: 'delivered' }))[0]).toMatchObject({
+        deliveredAt: at(101_000),
+        attempts: 1,
+      });
+    });
+
+    it('410 Gone disables the destination and ends its other deliveries; removal ends them too', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('gone', ['approval.requested']));
+      await s.notify.addDestination(destination('removed', ['approval.requested']));
+      await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules());
+      await s.decisions.decide(request('payments.send', 't1', 'p2', 2), bot, 'new', rules());
+      const claimed = await s.notify.claimDue(at(1000), 'w1', at(61_000), 1);
+      expect(claimed).toHaveLength(1);
+      const c = claimed[0]!;
+      expect(
+        await s.notify.recordAttempt({
+          tenantId: 'acme',
+          eventId: c.event.id,
+          destinationId: c.destination.id,
+          owner: 'w1',
+          at: at(2000),
+          outcome: 'gone',
+          status: 410,
+          error: 'status_410',
+          nextAttemptAt: null,
+        }),
+      ).toBe(true);
+      const other = c.destination.id === 'gone' ? 'removed' : 'gone';
+      expect(await s.notify.destination('acme', c.destination.id)).toMatchObject({
+        enabled: false,
+        disabledReason: '410 Gone from the receiver',
+      });
+      expect(await s.notify.removeDestination('acme', other)).toBe(true);
+      const states = (await s.notify.deliveries('acme', { limit: 10 })).map((d) => d.state);
+      expect(states).toEqual(['disabled', 'disabled', 'disabled', 'disabled']);
+      expect(await s.notify.claimDue(at(3000), 'w1', at(63_000), 10)).toEqual([]);
+      expect(await s.notify.counts()).toEqual({ pending: 0, dead: 0, disabled: 1 });
+    });
+
+    it('pages deliveries newest first and purges old dead letters', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('hook', ['approval.requested']));
+      for (const step of ['p1', 'p2', 'p3']) {
+        await s.decisions.decide(request('payments.send', 't1', step, 1), bot, 'new', rules());
+      }
+      const all = await s.notify.deliveries('acme', { limit: 10 });
+      expect(all).toHaveLength(3);
+      const page = await s.notify.deliveries('acme', {
+        limit: 10,
+        before: { createdAt: all[0]!.createdAt, eventId: all[0]!.eventId },
+      });
+      expect(page.map((d) => d.eventId)).toEqual(all.slice(1).map((d) => d.eventId));
+      for (const c of await s.notify.claimDue(at(1000), 'w1', at(61_000), 10)) {
+        await s.notify.recordAttempt({
+          tenantId: 'acme',
+          eventId: c.event.id,
+          destinationId: 'hook',
+          owner: 'w1',
+          at: at(2000),
+          outcome: 'dead',
+          status: null,
+          error: 'timeout',
+          nextAttemptAt: null,
+        });
+      }
+      expect(await s.notify.purgeDead(at(1000))).toBe(0);
+      expect(await s.notify.purgeDead(at(3000))).toBe(3);
+      expect(await s.notify.deliveries('acme', { limit: 10 })).toEqual([]);
+    });
+  });
+}
