@@ -42,6 +42,7 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'header-timeout': 'duration',
   'request-timeout': 'duration',
   'idle-timeout': 'duration',
+  'stop-deadline': 'duration',
   'tsa-url': 'url',
   'notify-timeout': 'duration',
   'notify-allow-private': 'text',
