@@ -6,10 +6,6 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
-import { newWebhookSecret } from '../../src/notify/webhook-secret.js';
-import { setSecret } from '../../src/provisioning/secret.js';
-import { DataDir } from '../../src/store/data-dir.js';
-import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
 
@@ -92,32 +88,20 @@ describe('notification delivery end to end (built binary, TLS, loopback receiver
         }),
       () => daemon?.stderr() ?? '',
     );
-  /** A webhook destination provisioned on the data dir, as `svc notify add` does. */
   const addHook = async (id: string, events: string) => {
-    const dir = new DataDir(env.SVC_HOME);
-    const store = SqliteStore.open(dir.database);
-    try {
-      secrets[id] = newWebhookSecret();
-      await setSecret(dir, store, {
-        tenantId: 'acme',
-        name: `notify.${id}`,
-        value: secrets[id],
-        now: new Date(),
-      });
-      await store.notify.addDestination({
-        tenantId: 'acme',
-        id,
-        kind: 'webhook',
-        url: `${base}/${id}`,
-        events: [events],
-        secretName: `notify.${id}`,
-        enabled: true,
-        disabledReason: null,
-        createdAt: new Date().toISOString(),
-      });
-    } finally {
-      await store.close();
-    }
+    const r = await svc<{ secret: string }>([
+      'notify',
+      'add',
+      id,
+      ...t,
+      '--kind',
+      'webhook',
+      '--url',
+      `${base}/${id}`,
+      '--events',
+      events,
+    ]);
+    secrets[id] = r.secret;
   };
 
   beforeAll(async () => {

@@ -3,10 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../../src/notify/webhook-secret.js';
-import { setSecret } from '../../src/provisioning/secret.js';
-import { DataDir } from '../../src/store/data-dir.js';
-import { PgStore } from '../../src/store/postgres/store.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
@@ -57,30 +53,11 @@ describe.skipIf('skip' in server)('notification delivery from two daemon replica
       env,
     );
     bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
-    // The destination, as `svc notify add` provisions it on the data dir and the store.
-    const dir = new DataDir(env.SVC_HOME!, database.url);
-    const store = await PgStore.open(database.url, { poolSize: 1 });
-    try {
-      await setSecret(dir, store, {
-        tenantId: 'acme',
-        name: 'notify.refusals',
-        value: newWebhookSecret(),
-        now: new Date(),
-      });
-      await store.notify.addDestination({
-        tenantId: 'acme',
-        id: 'refusals',
-        kind: 'webhook',
-        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/refusals`,
-        events: ['decision.refused'],
-        secretName: 'notify.refusals',
-        enabled: true,
-        disabledReason: null,
-        createdAt: new Date().toISOString(),
-      });
-    } finally {
-      await store.close();
-    }
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/refusals`;
+    await runJson(
+      ['notify', 'add', 'refusals', ...t, '--kind', 'webhook', '--url', hook, '--events', 'decision.refused'],
+      env,
+    );
     for (let i = 0; i < 2; i++) {
       daemons.push(
         await startDaemonProcess(['--notify-allow-loopback-http', '--metrics-listen', '127.0.0.1:0'], {
