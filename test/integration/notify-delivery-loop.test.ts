@@ -281,4 +281,17 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
     expect(d).toMatchObject({ state: 'pending', lastError: 'status_503', attempts: 1 });
     expect(seen).toEqual([]);
   });
+
+  it('a destination whose secret cannot be opened is retried as secret_unavailable, and nothing unsigned is sent', async () => {
+    await addHook('hook', rx.url);
+    expect(await f.store.secrets.delete('acme', 'notify.hook')).toBe(true);
+    const event = enqueue(['hook']);
+    loop({ speedup: 1 }).start();
+    const d = await until('the failed attempt', async () => {
+      const r = await delivery(event.id);
+      return r && r.attempts === 1 ? r : undefined;
+    });
+    expect(d).toMatchObject({ state: 'pending', lastError: 'secret_unavailable', lastStatus: null });
+    expect(rx.got).toHaveLength(0);
+  });
 });
