@@ -15,6 +15,10 @@ import { configFlags } from '../../src/cli/config/config-flags.js';
 import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
 import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 import { formatDuration } from '../../src/core/duration.js';
+import { MAX_RETRY_SPEEDUP } from '../../src/core/notify/retry-schedule.js';
+import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
+
+const NOTIFY_TIMEOUT_BOUNDS = { minMs: 1000, maxMs: 60_000 };
 
 const STOP_DEADLINE_BOUNDS = { minMs: 1000, maxMs: 3_600_000 };
 
@@ -113,6 +117,29 @@ export default class DaemonStart extends DataDirCommand {
       default: 30_000,
       defaultHelp: async () => '30s',
     }),
+    'notify-allow-loopback-http': Flags.boolean({
+      summary:
+        'Let notification destinations use http:// to a loopback address (a receiver on this machine). Never any other http.',
+      allowNo: true,
+    }),
+    'notify-allow-private': Flags.string({
+      summary:
+        'A CIDR, address or host name that notifications may reach although it is private, link-local or a metadata address (refused by default). Repeatable.',
+      multiple: true,
+    }),
+    'notify-timeout': durationFlag(NOTIFY_TIMEOUT_BOUNDS)({
+      summary:
+        'The whole of one notification attempt (connect, TLS, request, answer) before it is cut and retried (1s to 60s).',
+      default: 10_000,
+      defaultHelp: async () => '10s',
+    }),
+    'notify-retry-speedup': Flags.integer({
+      summary:
+        'For tests and drills only: divide every notification retry wait by this (the day of retries in seconds). Production keeps 1.',
+      default: 1,
+      min: 1,
+      max: MAX_RETRY_SPEEDUP,
+    }),
     ...metricsFlags,
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
@@ -161,12 +188,22 @@ export default class DaemonStart extends DataDirCommand {
         flags['max-open-approvals-per-task'],
       ),
       ...(metricsListen ? { metrics: { ...metricsListen, tenantLabel: flags['metrics-tenant-label'] } } : {}),
+      notify: {
+        allowLoopbackHttp: flags['notify-allow-loopback-http'] === true,
+        allowPrivate: checkAllowPrivate('notify-allow-private', flags['notify-allow-private'] ?? []),
+        timeoutMs: flags['notify-timeout'],
+        retrySpeedup: flags['notify-retry-speedup'],
+      },
     });
     if (flags['allow-insecure-http'])
       this.logToStderr(
         `warning: serving plain HTTP (--allow-insecure-http${sourceNote(s.origins['allow-insecure-http'])})`,
       );
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
+    if (flags['notify-retry-speedup'] > 1)
+      this.logToStderr(
+        `warning: notification retries run ${flags['notify-retry-speedup']} times faster than the production schedule (--notify-retry-speedup)`,
+      );
     if (daemon.metricsUrl !== undefined) this.logToStderr(`svc daemon metrics on ${daemon.metricsUrl}`);
     reload.attach(async () => {
       try {

@@ -14,6 +14,7 @@ import type { Caller } from '../http/caller.js';
 import type { z } from 'zod';
 import type { CapabilityEntry } from '../api/discovery.js';
 import type { DecisionMetrics } from '../metrics/registry.js';
+import type { NotifyCounts } from '../store/notify-ports.js';
 
 /** Everything the daemon app needs, injected: the factory opens nothing and listens on nothing. */
 export interface DaemonDeps {
@@ -45,6 +46,8 @@ export interface DaemonDeps {
   channels: ApprovalChannels;
   /** witness and timestamp-authority health for /readyz (counts only); absent in app-only tests */
   attestations?: () => AttestationHealth;
+  /** notification deliveries pending and dead, destinations disabled, for /readyz (counts only) */
+  notifications?: () => Promise<NotifyCounts>;
   /** the verified-token cache; one of its own per app when absent (metrics read its hit counts) */
   authCache?: AuthCache;
   /** told of every decision answered (`--metrics-listen`); absent, nothing is counted */

@@ -38,6 +38,11 @@ import {
 import { SvcMetrics } from '../metrics/registry.js';
 import { AuthCache } from '../http/auth-cache.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
+import { CredentialResolver } from '../integration/credentials.js';
+import { SecretBox } from '../integration/secret-box.js';
+import { DeliveryLoop } from '../notify/delivery-loop.js';
+import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
+import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from '../notify/outbound-policy.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
@@ -67,6 +72,11 @@ export interface DaemonStartOptions {
   openApprovals?: OpenApprovalLimits;
   /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
   metrics?: MetricsListenOptions & { tenantLabel?: boolean };
+  /** What notifications may reach and how fast retries come (default: the production policy). */
+  notify?: Partial<Pick<OutboundPolicy, 'allowLoopbackHttp' | 'allowPrivate' | 'timeoutMs'>> & {
+    /** divides every retry wait (`--notify-retry-speedup`, tests and drills); 1 by default */
+    retrySpeedup?: number;
+  };
 }
 
 export interface RunningDaemon {
@@ -126,6 +136,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
           approvalsPending: () => store.approvals.pendingCounts(new Date()),
           attestationFailures: () => attestor.failureCount(),
           tokenCache: () => authCache.stats,
+          notifyCounts: () => store.notify.counts(),
           ...(dir.onPostgres ? { pool: () => store.poolStats?.() ?? NO_POOL } : {}),
         },
         { tenantLabel: o.metrics.tenantLabel === true },
@@ -154,6 +165,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
       ...(integration ? { integration } : {}),
       attestations: () => attestor.health(),
+      notifications: () => store.notify.counts(),
       ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
     }),
     authCache,
@@ -205,6 +217,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     },
   );
   anchors.start();
+  const notify = notifyLoop(dir, store, o, app.log, metrics);
+  notify.start();
   let metricsListener: MetricsListener | undefined;
   if (metrics && o.metrics) {
     try {
@@ -212,6 +226,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     } catch (err) {
       await app.close();
       await anchors.stop({ flush: false });
+      await notify.close();
       await attestor.close();
       await store.close();
       throw err;
@@ -278,6 +293,8 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         // Unready and no longer accepting in the same turn as the signal; the rest follows.
         drain.begin();
         const appClosed = app.close();
+        // No new claims; the sends in flight finish within their time-out and are recorded.
+        const notifyClosed = notify.close();
         // The log says when and how the daemon stopped, not only that requests ceased.
         app.log.info(
           { inFlight: activity.count },
@@ -285,10 +302,65 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         );
         await metricsListener?.close();
         await appClosed;
+        await notifyClosed;
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();
         app.log.info('daemon stopped');
       })()),
   };
+}
+
+/** How often approvals that expired pending are looked for (`approval.expired`), and how many at a time. */
+const EXPIRY_SWEEP_MS = 5000;
+const EXPIRY_BATCH = 100;
+
+/** The outbox's delivery, on its own timers: never on a decision's path. */
+function notifyLoop(
+  dir: DataDir,
+  store: Store,
+  o: DaemonStartOptions,
+  log: FastifyInstance['log'],
+  metrics: SvcMetrics | undefined,
+): DeliveryLoop {
+  const credentials = new CredentialResolver(store.secrets, () =>
+    SecretBox.open(dir.root, { create: false }),
+  );
+  const policy: OutboundPolicy = {
+    ...DEFAULT_OUTBOUND_POLICY,
+    ...(o.notify?.allowLoopbackHttp !== undefined ? { allowLoopbackHttp: o.notify.allowLoopbackHttp } : {}),
+    ...(o.notify?.allowPrivate !== undefined ? { allowPrivate: o.notify.allowPrivate } : {}),
+    ...(o.notify?.timeoutMs !== undefined ? { timeoutMs: o.notify.timeoutMs } : {}),
+  };
+  const speedup = o.notify?.retrySpeedup ?? 1;
+  return new DeliveryLoop(
+    {
+      repo: store.notify,
+      secrets: destinationSecrets(credentials),
+      senders: DESTINATION_SENDERS,
+      policy,
+      clock: () => new Date(),
+      random: Math.random,
+      log: {
+        info: (obj, msg) => log.info(obj, msg),
+        warn: (obj, msg) => log.warn(obj, msg),
+        error: (obj, msg) => log.error(obj, msg),
+      },
+      ...(metrics ? { observer: metrics } : {}),
+      sweeps: [
+        {
+          name: 'approval expiry',
+          everyMs: Math.max(100, Math.round(EXPIRY_SWEEP_MS / speedup)),
+          // Batches until none is left, bounded so one turn never runs unbounded.
+          run: async (now) => {
+            for (let i = 0; i < 20; i++) {
+              if ((await store.notify.announceExpired(now, EXPIRY_BATCH)) < EXPIRY_BATCH) return;
+            }
+          },
+        },
+      ],
+    },
+    // A compressed schedule is looked at more often, so its short waits are kept.
+    { speedup, pollMs: Math.max(100, Math.round(1000 / speedup)) },
+  );
 }

@@ -19,6 +19,7 @@ import { Surfaces } from '../integration/surfaces.js';
 import { capabilityEntry } from './routes/catalogue.js';
 import { PolicyCache } from './policy-cache.js';
 import type { AttestationHealth } from './attest/anchor-attestor.js';
+import type { NotifyCounts } from '../store/notify-ports.js';
 
 /** The production dependencies of the daemon over one data dir and store. */
 export function daemonDeps(
@@ -29,6 +30,8 @@ export function daemonDeps(
     clock?: () => Date;
     integration?: IntegrationDocument;
     attestations?: () => AttestationHealth;
+    /** notification deliveries pending and dead, destinations disabled, for /readyz */
+    notifications?: () => Promise<NotifyCounts>;
     /** the bound on open approvals per requester and per task (default DEFAULT_OPEN_APPROVAL_LIMITS) */
     openApprovals?: OpenApprovalLimits;
   },
@@ -74,5 +77,6 @@ export function daemonDeps(
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),
     ...(opts.attestations ? { attestations: opts.attestations } : {}),
+    ...(opts.notifications ? { notifications: opts.notifications } : {}),
   };
 }

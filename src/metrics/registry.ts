@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { CommitObserver } from '../store/commit-observer.js';
 import type { AnchorBacklog } from '../store/evidence-ports.js';
 import type { PoolStats } from '../store/ports.js';
+import type { NotifyCounts } from '../store/notify-ports.js';
+import type { DeliveryObserver } from '../notify/delivery-loop.js';
 
 /** What a decision came to, as the daemon answered it. */
 export interface DecisionSeen {
@@ -32,6 +34,8 @@ export interface MetricsSources {
   pool?: () => PoolStats;
   /** The verified-token cache's lookups since start. */
   tokenCache?: () => { hits: number; misses: number };
+  /** The outbox: deliveries pending and dead, destinations disabled (every tenant). */
+  notifyCounts?: () => Promise<NotifyCounts>;
   clock?: () => Date;
 }
 
@@ -60,13 +64,15 @@ const DECISION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
  * two daemons in one process, as in tests, do not share series). Counting is a label
  * lookup and an add; store reads happen only in collect callbacks, at scrape time.
  */
-export class SvcMetrics implements DecisionMetrics, CommitObserver {
+export class SvcMetrics implements DecisionMetrics, CommitObserver, DeliveryObserver {
   readonly registry = new Registry();
   private readonly decisions: Counter<string>;
   private readonly duration: Histogram<string>;
   private readonly batchSize: Histogram;
   private readonly fsyncSeconds: Histogram;
   private readonly storeBusy: Counter;
+  private readonly notifyDeliveries: Counter<string>;
+  private readonly notifyFailures: Counter<string>;
   private requests: { total: Counter<string>; duration: Histogram<string> } | undefined;
   private readonly tenantLabel: boolean;
 
@@ -102,6 +108,18 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
     this.storeBusy = new Counter({
       name: 'svc_store_busy_total',
       help: 'Writes refused as busy (503) because another process held the SQLite write lock past their deadline.',
+      registers,
+    });
+    this.notifyDeliveries = new Counter({
+      name: 'svc_notify_deliveries_total',
+      help: 'Notification delivery attempts recorded, by destination kind and outcome (delivered, retry, dead, gone, refused).',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.notifyFailures = new Counter({
+      name: 'svc_notify_failures_total',
+      help: 'Notification delivery attempts that failed, by destination kind and short error code (timeout, connect, status_500, private_address, ...).',
+      labelNames: ['kind', 'error'],
       registers,
     });
     const clock = sources.clock ?? (() => new Date());
@@ -210,6 +228,29 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
         },
       });
     }
+    const notifyCounts = sources.notifyCounts;
+    if (notifyCounts) {
+      // One read serves both gauges of a scrape, as for the journal backlog.
+      let pending: Promise<NotifyCounts> | undefined;
+      const read = () =>
+        (pending ??= notifyCounts().finally(() => setImmediate(() => (pending = undefined))));
+      new Gauge({
+        name: 'svc_notify_backlog',
+        help: 'Notification deliveries waiting to be sent or retried, over every tenant.',
+        registers,
+        async collect() {
+          this.set((await read()).pending);
+        },
+      });
+      new Gauge({
+        name: 'svc_notify_dead_letters',
+        help: 'Notification deliveries that failed every attempt and wait for a redeliver (kept 30 days).',
+        registers,
+        async collect() {
+          this.set((await read()).dead);
+        },
+      });
+    }
     if (opts.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges `_total`, which Prometheus reserves for counters
@@ -236,6 +277,11 @@ export class SvcMetrics implements DecisionMetrics, CommitObserver {
 
   busy(jobs: number): void {
     this.storeBusy.inc(jobs);
+  }
+
+  attempted(kind: string, outcome: string, error: string | null): void {
+    this.notifyDeliveries.inc({ kind, outcome });
+    if (error !== null) this.notifyFailures.inc({ kind, error });
   }
 
   /** A request the console answered; the series exist once the first is counted. */

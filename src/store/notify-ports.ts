@@ -1,4 +1,6 @@
 import type { NotifyEvent } from '../core/notify/event.js';
+import type { OutboxOps } from '../core/notify/outbox.js';
+import type { UseCase } from '../core/use-case.js';
 
 /**
  * Notification destinations, the outbox and its deliveries (issue 26). The CONTRACT between
@@ -111,4 +113,9 @@ export interface NotifyRepo {
   announceExpired(now: Date, limit: number): Promise<number>;
   /** Drop dead letters older than `before` (kept 30 days); how many. */
   purgeDead(before: string): Promise<number>;
+  /**
+   * An event that reports no stored change (`attestation.failed`: the anchor stands without
+   * its attestation), written by its outbox use case in a transaction of its own.
+   */
+  runOutbox<R>(useCase: UseCase<OutboxOps, R>): Promise<R>;
 }

@@ -130,6 +130,7 @@ describe('witnesses (built binary, loopback)', () => {
       details: {
         witnesses: { configured: 2, failing: 0, refused: 0 },
         timestamps: { authority: 'noop', failing: false },
+        notifications: { pending: 0, dead: 0, disabled_destinations: 0 },
       },
     });
   });

@@ -1,8 +1,10 @@
+import { attestationFailed, type AttestationFailure } from '../../core/notify/attestation-failure.js';
 import { encodeHex, encodeUtf8 } from '../../evidence/encoding.js';
 import type { Timestamp } from '../../evidence/export-line.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import { headPayload } from '../../evidence/tree-head.js';
 import type { AnchorRepo, ProofRepo, StoredHead } from '../../store/evidence-ports.js';
+import type { NotifyRepo } from '../../store/notify-ports.js';
 import { requestTimestamp } from './tsa-client.js';
 import { CosignatureRefused, WitnessClient } from './witness-client.js';
 import type { WitnessPin } from './witness-pin.js';
@@ -40,7 +42,7 @@ export class AnchorAttestor {
   private tsaFailing = false;
 
   constructor(
-    private readonly store: { anchors: AnchorRepo; proofs: ProofRepo },
+    private readonly store: { anchors: AnchorRepo; proofs: ProofRepo; notify: Pick<NotifyRepo, 'runOutbox'> },
     private readonly o: AttestorOptions,
   ) {
     this.witnessFailing = o.witnesses.map(() => false);
@@ -93,6 +95,7 @@ export class AnchorAttestor {
           { tenant_id: tenantId, tree_size: head.tree_size, err: (err as Error).message },
           'anchor timestamp: no token; the anchor is recorded without one',
         );
+        await this.announce(anchor, { attestation: 'timestamp', witnessId: null, reason: 'unreachable' });
         return;
       }
     }
@@ -132,6 +135,28 @@ export class AnchorAttestor {
         refused
           ? 'anchor witness: cosignature refused, not from the pinned witness; nothing stored'
           : 'anchor witness: no cosignature; the anchor is recorded without it',
+      );
+      await this.announce(anchor, {
+        attestation: 'witness',
+        witnessId: client.pin.id,
+        reason: refused ? 'refused' : 'unreachable',
+      });
+    }
+  }
+
+  /** `attestation.failed` to the tenant's subscribers; a failure to write it is only logged. */
+  private async announce(anchor: StoredHead, f: Omit<AttestationFailure, 'treeSize'>): Promise<void> {
+    try {
+      await this.store.notify.runOutbox(
+        attestationFailed(anchor.tenantId, new Date().toISOString(), {
+          ...f,
+          treeSize: anchor.head.tree_size,
+        }),
+      );
+    } catch (err) {
+      this.o.log.warn(
+        { tenant_id: anchor.tenantId, err: (err as Error).message },
+        'anchor attestation: the attestation.failed event could not be written',
       );
     }
   }

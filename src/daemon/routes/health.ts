@@ -16,10 +16,22 @@ const Ready = Status.extend({
           .describe('answers refused since start: not from the pinned witness (wrong id, key or signature)'),
       }),
       timestamps: z.object({ authority: z.enum(['rfc3161', 'noop']), failing: z.boolean() }),
+      notifications: z
+        .object({
+          pending: z.number().int().describe('deliveries waiting to be sent or retried'),
+          dead: z.number().int().describe('dead letters waiting for a redeliver'),
+          disabled_destinations: z
+            .number()
+            .int()
+            .describe('destinations disabled (a receiver answered 410 Gone, or an administrator)'),
+        })
+        .optional()
+        .describe('the outbound event outbox, over every tenant: counts only'),
     })
+
     .optional()
     .describe(
-      'anchor attestations: how many witnesses failed at the last anchor, whether the timestamp authority did',
+      'anchor attestations: how many witnesses failed at the last anchor, whether the timestamp authority did; notification deliveries pending and dead',
     ),
 });
 
@@ -63,10 +75,30 @@ export function healthRoutes(deps: DaemonDeps) {
           request.log.warn({ detail: problem.detail }, `not ready: ${problem.reason}`);
           return reply.status(503).send({ code: 'unavailable', reason: problem.reason });
         }
-        // A failing witness or authority degrades evidence, not decisions: still ready, and
-        // said so, in counts only.
-        const details = deps.attestations?.();
-        return details === undefined ? { status: 'ready' } : { status: 'ready', details };
+        // A failing witness or authority degrades evidence, and a failing receiver
+        // notifications, not decisions: still ready, and said so, in counts only (never a URL
+        // or a tenant: anyone may ask).
+        const attest = deps.attestations?.();
+        if (attest === undefined) return { status: 'ready' };
+        let notify;
+        try {
+          notify = await deps.notifications?.();
+        } catch (err) {
+          request.log.warn({ err }, 'readyz: cannot count notification deliveries');
+        }
+        const details = {
+          ...attest,
+          ...(notify
+            ? {
+                notifications: {
+                  pending: notify.pending,
+                  dead: notify.dead,
+                  disabled_destinations: notify.disabled,
+                },
+              }
+            : {}),
+        };
+        return { status: 'ready', details };
       },
     }),
   ];

@@ -33,10 +33,11 @@ import {
   type DueRow,
 } from '../rows/notify.js';
 import { pgStoreError, type PgDb } from './database.js';
-import { SUBSCRIBERS } from './outbox.js';
+import { pgOutbox, SUBSCRIBERS } from './outbox.js';
 import { approvalExpiryOpsIn } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
-import { runAsync } from '../../core/use-case.js';
+import { runAsync, type UseCase } from '../../core/use-case.js';
+import type { OutboxOps } from '../../core/notify/outbox.js';
 
 const SQL = {
   one: `SELECT ${DESTINATION_COLUMNS} FROM notify_destinations WHERE tenant_id = $1 AND id = $2`,
@@ -182,5 +183,9 @@ export class PgNotify implements NotifyRepo {
       if (n > 0) await tx.query(PURGE_ORPHAN_EVENTS);
       return n;
     });
+  }
+
+  async runOutbox<R>(useCase: UseCase<OutboxOps, R>): Promise<R> {
+    return this.db.tx((tx) => runAsync(useCase, pgOutbox(tx)));
   }
 }

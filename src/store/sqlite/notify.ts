@@ -35,7 +35,8 @@ import { prep, storeError, type Db } from './database.js';
 import { sqliteOutbox } from './outbox.js';
 import { approvalExpiryOps } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
-import { runSync } from '../../core/use-case.js';
+import { runSync, type UseCase } from '../../core/use-case.js';
+import type { OutboxOps } from '../../core/notify/outbox.js';
 import { writeTransaction } from './write-lock.js';
 
 export class SqliteNotify implements NotifyRepo {
@@ -186,6 +187,14 @@ export class SqliteNotify implements NotifyRepo {
         if (n > 0) prep(this.db, PURGE_ORPHAN_EVENTS).run();
         return n;
       }),
+    );
+  }
+
+  async runOutbox<R>(useCase: UseCase<OutboxOps, R>): Promise<R> {
+    const ops = sqliteOutbox(this.db);
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => runSync(useCase, ops)),
     );
   }
 }

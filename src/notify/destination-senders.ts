@@ -1,0 +1,24 @@
+import type { NotifyDestination } from '../store/notify-ports.js';
+import type { CredentialResolver } from '../integration/credentials.js';
+import type { DestinationSender } from './delivery-loop.js';
+import { sendWebhook } from './webhook-sender.js';
+
+/** The sender of each destination kind the daemon delivers to today. */
+export const DESTINATION_SENDERS: Partial<Record<NotifyDestination['kind'], DestinationSender>> = {
+  webhook: (d, secrets, event, policy, now) => sendWebhook({ url: d.url, secrets }, event, policy, now),
+};
+
+/**
+ * A destination's secrets, opened from the secret store at the moment of use (a rotation
+ * applies to the next attempt). The sealed value holds one secret, or during a rotation
+ * several separated by spaces, newest first. The error never carries any part of a value.
+ */
+export function destinationSecrets(credentials: CredentialResolver) {
+  return async (d: NotifyDestination): Promise<string[]> => {
+    const r = await credentials.resolve(d.tenantId, `secret:${d.secretName}`);
+    if (!r.ok) throw new Error(r.problem);
+    const secrets = r.value.split(/\s+/).filter((s) => s !== '');
+    if (secrets.length === 0) throw new Error(`secret ${d.secretName} is empty`);
+    return secrets;
+  };
+}
