@@ -39,7 +39,6 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'key-file': 'path',
   state: 'path',
   'anchor-interval': 'duration',
-  'stop-deadline': 'duration',
   'header-timeout': 'duration',
   'request-timeout': 'duration',
   'idle-timeout': 'duration',
