@@ -44,6 +44,7 @@ describe('svc daemon start (built binary, real TLS)', () => {
       details: {
         witnesses: { configured: 0, failing: 0, refused: 0 },
         timestamps: { authority: 'noop', failing: false },
+        notifications: { pending: 0, dead: 0, disabled_destinations: 0 },
       },
     });
     // A client that does not trust the deployment certificate refuses the connection.
