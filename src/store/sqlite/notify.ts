@@ -89,6 +89,14 @@ export class SqliteNotify implements NotifyRepo {
   }
 
   async claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
+    // The loop looks every second: a plain read first, so an empty outbox never takes the
+    // write lock from the decisions' commit queue.
+    const due = prep(
+      this.db,
+      `SELECT 1 FROM notify_deliveries
+       WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+    ).get(now, now);
+    if (due === undefined) return [];
     // In a write transaction: several daemons may serve one data dir, and SQLite's single
     // writer makes the select-then-lease atomic across them.
     return writeTransaction(
