@@ -73,8 +73,12 @@ export interface DeliveryQuery {
   state?: DeliveryState;
   destinationId?: string;
   limit: number;
-  /** keyset cursor: deliveries created before this (createdAt, eventId) */
-  before?: { createdAt: string; eventId: string };
+  /**
+   * keyset cursor: the deliveries after this one in the order listed (newest first). The
+   * destination is part of it: one event goes to several destinations, and a page may end
+   * between them.
+   */
+  before?: { createdAt: string; eventId: string; destinationId: string };
 }
 
 export interface NotifyCounts {

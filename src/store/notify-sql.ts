@@ -42,8 +42,8 @@ export const PURGE_ORPHAN_EVENTS = `DELETE FROM notify_events WHERE NOT EXISTS (
 /** A tenant's deliveries, newest first, with the optional filters and keyset cursor. */
 export const DELIVERY_PAGE = `WHERE tenant_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?)
   AND (CAST(? AS TEXT) IS NULL OR destination_id = ?)
-  AND (CAST(? AS TEXT) IS NULL OR (created_at, event_id) < (?, ?))
-  ORDER BY created_at DESC, event_id DESC, destination_id ASC LIMIT ?`;
+  AND (CAST(? AS TEXT) IS NULL OR (created_at, event_id, destination_id) < (?, ?, ?))
+  ORDER BY created_at DESC, event_id DESC, destination_id DESC LIMIT ?`;
 
 /** A task's budget threshold announced once: the primary key decides. */
 export const MARK_BUDGET = `INSERT INTO notify_budget_marks (tenant_id, task_id, percent, event_id) VALUES (?, ?, ?, ?)

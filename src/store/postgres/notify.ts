@@ -159,6 +159,7 @@ export class PgNotify implements NotifyRepo {
       q.before?.createdAt ?? null,
       q.before?.createdAt ?? null,
       q.before?.eventId ?? null,
+      q.before?.destinationId ?? null,
       q.limit,
     ]);
     return rows.map(toDelivery);

@@ -575,7 +575,7 @@ export const MIGRATIONS: readonly string[] = [
     CHECK ((state = 'pending') = (next_attempt_at IS NOT NULL))
   ) STRICT;
   CREATE INDEX notify_deliveries_due ON notify_deliveries(next_attempt_at) WHERE state = 'pending';
-  CREATE INDEX notify_deliveries_recent ON notify_deliveries(tenant_id, created_at, event_id);
+  CREATE INDEX notify_deliveries_recent ON notify_deliveries(tenant_id, created_at, event_id, destination_id);
   CREATE INDEX notify_deliveries_by_destination ON notify_deliveries(tenant_id, destination_id, state);
   CREATE TABLE notify_budget_marks (
     tenant_id TEXT NOT NULL,

@@ -164,6 +164,7 @@ export class SqliteNotify implements NotifyRepo {
       q.before?.createdAt ?? null,
       q.before?.createdAt ?? null,
       q.before?.eventId ?? null,
+      q.before?.destinationId ?? null,
       q.limit,
     ) as DeliveryRow[];
     return rows.map(toDelivery);

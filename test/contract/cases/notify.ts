@@ -362,6 +362,30 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(await s.notify.counts()).toEqual({ pending: 0, dead: 0, disabled: 1 });
     });
 
+    it('pages one delivery at a time through an event sent to two destinations, missing none', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('hook-a', ['approval.requested']));
+      await s.notify.addDestination(destination('hook-b', ['approval.requested']));
+      for (const step of ['p1', 'p2']) {
+        await s.decisions.decide(request('payments.send', 't1', step, 1), bot, 'new', rules());
+      }
+      const all = await s.notify.deliveries('acme', { limit: 10 });
+      expect(all).toHaveLength(4);
+      const walked: typeof all = [];
+      let before: { createdAt: string; eventId: string; destinationId: string } | undefined;
+      for (;;) {
+        const page = await s.notify.deliveries('acme', { limit: 1, ...(before ? { before } : {}) });
+        if (page.length === 0) break;
+        walked.push(...page);
+        const last = page[page.length - 1]!;
+        before = { createdAt: last.createdAt, eventId: last.eventId, destinationId: last.destinationId };
+      }
+      expect(walked.map((d) => `${d.eventId}/${d.destinationId}`)).toEqual(
+        all.map((d) => `${d.eventId}/${d.destinationId}`),
+      );
+    });
+
     it('pages deliveries newest first and purges old dead letters', async () => {
       const s = await h().open({ clock: () => new Date(T0) });
       await provision(s);
@@ -373,7 +397,11 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(all).toHaveLength(3);
       const page = await s.notify.deliveries('acme', {
         limit: 10,
-        before: { createdAt: all[0]!.createdAt, eventId: all[0]!.eventId },
+        before: {
+          createdAt: all[0]!.createdAt,
+          eventId: all[0]!.eventId,
+          destinationId: all[0]!.destinationId,
+        },
       });
       expect(page.map((d) => d.eventId)).toEqual(all.slice(1).map((d) => d.eventId));
       for (const c of await s.notify.claimDue(at(1000), 'w1', at(61_000), 10)) {
