@@ -14,7 +14,7 @@ import { durationFlag } from '../../src/cli/duration-flag.js';
 import { configFlags } from '../../src/cli/config/config-flags.js';
 import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
 import { effectiveSettings } from '../../src/cli/config/config-sources.js';
-import { formatDuration } from '../../src/core/duration.js';
+import { drainOrStopHard } from '../../src/cli/daemon-stop.js';
 import { MAX_RETRY_SPEEDUP } from '../../src/core/notify/retry-schedule.js';
 import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
 
@@ -222,28 +222,12 @@ export default class DaemonStart extends DataDirCommand {
     this.logToStderr(
       `svc daemon stopping (${signal}): draining ${daemon.inFlight()} in-flight requests, anchoring the journal`,
     );
-    const deadlineMs = flags['stop-deadline'];
-    let timer: NodeJS.Timeout | undefined;
-    const hard = await Promise.race([
-      daemon.close().then(() => undefined),
-      stop.second.then((s) => `a second ${s}`),
-      new Promise<string>(
-        (r) =>
-          (timer = setTimeout(
-            () => r(`the stop deadline (${formatDuration(deadlineMs)}) passed`),
-            deadlineMs,
-          )),
-      ),
-    ]);
-    clearTimeout(timer);
+    const hard = await drainOrStopHard(daemon, stop.second, flags['stop-deadline']);
     if (hard === undefined) {
       this.logToStderr('svc daemon stopped');
       return;
     }
-    const cut = daemon.stopHard();
-    this.logToStderr(
-      `svc daemon stopped hard (${hard}): ${cut} ${cut === 1 ? 'request' : 'requests'} cut off`,
-    );
+    this.logToStderr(`svc daemon ${hard}`);
     process.exit(EXIT.failure);
   }
 }

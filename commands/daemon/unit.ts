@@ -1,12 +1,19 @@
-import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { SvcCommand } from '../../src/cli/base-command.js';
-import { readConfigFile } from '../../src/cli/config/config-file.js';
+import { fileSetting } from '../../src/cli/config/config-lookup.js';
 import { configKeys } from '../../src/cli/config/config-key.js';
-import { SvcError } from '../../src/core/errors.js';
 import DaemonStart from './start.js';
 import { DEFAULT_UNIT_DATA_DIR, DEFAULT_UNIT_USER, systemdUnit } from '../../src/cli/systemd-unit.js';
+
+/**
+ * The unit passes `--data-dir` and makes only that path writable: it must be the data dir the
+ * file names, or the daemon would start on one directory while the unit guards another.
+ */
+async function configuredDataDir(config: string): Promise<string | undefined> {
+  const dataDir = await fileSetting(config, configKeys(DaemonStart), 'data-dir');
+  return typeof dataDir === 'string' ? dataDir : undefined;
+}
 
 export default class DaemonUnit extends SvcCommand {
   static override summary =
@@ -37,28 +44,10 @@ export default class DaemonUnit extends SvcCommand {
       systemdUnit({
         config: flags.config,
         user: flags.user,
-        dataDir: flags['data-dir'] ?? (await this.configuredDataDir(flags.config)) ?? DEFAULT_UNIT_DATA_DIR,
+        dataDir: flags['data-dir'] ?? (await configuredDataDir(flags.config)) ?? DEFAULT_UNIT_DATA_DIR,
         bin,
         nodeDir: dirname(process.execPath),
       }),
     );
-  }
-
-  /**
-   * The unit passes `--data-dir` and makes only that path writable: it must be the data dir the
-   * file names, or the daemon would start on one directory while the unit guards another. A
-   * file not written yet is fine (the default then holds); a file that does not check is refused.
-   */
-  private async configuredDataDir(config: string): Promise<string | undefined> {
-    if (!existsSync(config)) return undefined;
-    const file = await readConfigFile(config, process.cwd(), configKeys(DaemonStart));
-    if (file.problems.length > 0) {
-      throw new SvcError('usage', file.problems.join('\n'), {
-        field: 'config',
-        remedy: `svc config check ${config} shows what to fix`,
-      });
-    }
-    const dataDir = file.settings.get('data-dir')?.value;
-    return typeof dataDir === 'string' ? dataDir : undefined;
   }
 }
