@@ -5,14 +5,29 @@ import { retryDelayMs } from '../core/notify/retry-schedule.js';
 import type { DeliveryAttempt, DueDelivery, NotifyDestination, NotifyRepo } from '../store/notify-ports.js';
 import type { OutboundPolicy, SendOutcome } from './outbound-policy.js';
 
-/** One kind's sender: the destination, its opened secrets (newest first), the event. */
-export type DestinationSender = (
-  destination: NotifyDestination,
-  secrets: readonly string[],
-  event: NotifyEvent,
-  policy: OutboundPolicy,
-  now: Date,
-) => Promise<SendOutcome>;
+/** What a kind's sender is given for one attempt. */
+export interface SendContext {
+  destination: NotifyDestination;
+  event: NotifyEvent;
+  policy: OutboundPolicy;
+  now: Date;
+  /**
+   * The destination's secrets opened from the secret store at the moment of use, newest
+   * first; throws when they cannot be opened (the loop records `secret_unavailable`). Opened
+   * only by a sender that needs them.
+   */
+  secrets: () => Promise<string[]>;
+  /** the store's notification operations (a chat sender remembers the messages it posted) */
+  repo: NotifyRepo;
+}
+
+/** One kind's sender: one attempt at one event for one destination. Throwing is a coded retry. */
+export type DestinationSender = (ctx: SendContext) => Promise<SendOutcome>;
+
+/** A secret that cannot be opened, told apart from a sender's own failure. */
+export class SecretUnavailable extends Error {
+  override readonly name = 'SecretUnavailable';
+}
 
 /** What the loop tells the metrics: one call per attempt recorded. */
 export interface DeliveryObserver {
@@ -233,15 +248,25 @@ export class DeliveryLoop {
   private async send(d: DueDelivery): Promise<SendOutcome> {
     const sender = this.deps.senders[d.destination.kind];
     if (!sender) return { kind: 'retry', status: null, error: 'unsupported_kind' };
-    let secrets: string[];
+    const secrets = async (): Promise<string[]> => {
+      try {
+        return await this.deps.secrets(d.destination);
+      } catch {
+        throw new SecretUnavailable();
+      }
+    };
     try {
-      secrets = await this.deps.secrets(d.destination);
-    } catch {
-      return { kind: 'retry', status: null, error: 'secret_unavailable' };
-    }
-    try {
-      return await sender(d.destination, secrets, d.event, this.deps.policy, this.deps.clock());
+      return await sender({
+        destination: d.destination,
+        event: d.event,
+        policy: this.deps.policy,
+        now: this.deps.clock(),
+        secrets,
+        repo: this.deps.repo,
+      });
     } catch (err) {
+      if (err instanceof SecretUnavailable)
+        return { kind: 'retry', status: null, error: 'secret_unavailable' };
       this.deps.log.error(
         { tenant_id: d.event.tenantId, destination_id: d.destination.id, err_name: (err as Error).name },
         'notify: the sender failed unexpectedly',

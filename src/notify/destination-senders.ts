@@ -5,7 +5,8 @@ import { sendWebhook } from './webhook-sender.js';
 
 /** The sender of each destination kind the daemon delivers to today. */
 export const DESTINATION_SENDERS: Partial<Record<NotifyDestination['kind'], DestinationSender>> = {
-  webhook: (d, secrets, event, policy, now) => sendWebhook({ url: d.url, secrets }, event, policy, now),
+  webhook: async (c) =>
+    sendWebhook({ url: c.destination.url, secrets: await c.secrets() }, c.event, c.policy, c.now),
 };
 
 /**

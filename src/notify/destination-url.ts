@@ -45,3 +45,32 @@ export function checkDestinationUrl(field: string, url: string): URL {
   if (u.port === '0') throw invalidField(field, `${expected}; a port from 1 to 65535`);
   return u;
 }
+
+/**
+ * An email destination's server: `smtp://host[:port]` (port 587, submission, by default).
+ * STARTTLS is always required at send time, so there is no scheme for plain SMTP, and no
+ * credentials in the URL (the password is the destination's sealed secret).
+ */
+export function checkSmtpUrl(field: string, url: string): URL {
+  const expected = 'smtp://HOST[:PORT] (STARTTLS is always required), without user:password@, path or query';
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw invalidField(field, expected);
+  }
+  if (
+    url.length > MAX_URL_LENGTH ||
+    u.protocol !== 'smtp:' ||
+    u.hostname === '' ||
+    u.username !== '' ||
+    u.password !== '' ||
+    (u.pathname !== '' && u.pathname !== '/') ||
+    u.search !== '' ||
+    url.includes('#') ||
+    u.port === '0'
+  ) {
+    throw invalidField(field, expected);
+  }
+  return u;
+}

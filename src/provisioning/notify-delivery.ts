@@ -141,15 +141,17 @@ export async function testDestination(
   const credentials = new CredentialResolver(store.secrets, () =>
     SecretBox.open(dir.root, { create: false }),
   );
-  let secrets: string[];
-  try {
-    secrets = await destinationSecrets(credentials)(dest);
-  } catch (err) {
-    throw new SvcError(
-      'unavailable',
-      `the secret of destination ${dest.id} cannot be opened: ${(err as Error).message}`,
-    );
-  }
+  const open = destinationSecrets(credentials);
+  const secrets = async (): Promise<string[]> => {
+    try {
+      return await open(dest);
+    } catch (err) {
+      throw new SvcError(
+        'unavailable',
+        `the secret of destination ${dest.id} cannot be opened: ${(err as Error).message}`,
+      );
+    }
+  };
   const event: NotifyEvent = {
     id: newId('evt'),
     tenantId: o.tenantId,
@@ -157,7 +159,14 @@ export async function testDestination(
     timestamp: o.now.toISOString(),
     data: { tenant_id: o.tenantId, test: true, destination_id: dest.id },
   };
-  const out = await sender(dest, secrets, event, o.policy, o.now);
+  const out = await sender({
+    destination: dest,
+    event,
+    policy: o.policy,
+    now: o.now,
+    secrets,
+    repo: store.notify,
+  });
   return {
     tenant_id: o.tenantId,
     destination_id: dest.id,

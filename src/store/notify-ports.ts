@@ -6,8 +6,8 @@ import type { UseCase } from '../core/use-case.js';
  * Notification destinations, the outbox and its deliveries (issue 26). The CONTRACT between
  * the store adapters, the core use cases that emit events and the daemon's delivery loop.
  */
-export const DESTINATION_KINDS = ['webhook', 'chat', 'collab', 'email'] as const;
-export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+export { DESTINATION_KINDS, type DestinationKind } from '../core/notify/destination-settings.js';
+import type { DestinationKind } from '../core/notify/destination-settings.js';
 
 export interface NotifyDestination {
   tenantId: string;
@@ -24,6 +24,34 @@ export interface NotifyDestination {
   /** why it was disabled (a receiver answered 410 Gone, an administrator) */
   disabledReason: string | null;
   createdAt: string;
+  /**
+   * What the kind needs besides the URL, never a secret: checked and read by
+   * core/notify/destination-settings.ts (`chatSettings`, `collabSettings`, `emailSettings`);
+   * `{}` for a webhook.
+   */
+  settings: Readonly<Record<string, unknown>>;
+  /** an approval still pending this long after it was requested is sent again (reminders) */
+  remindAfterSeconds: number | null;
+  /** the reminder also goes to this destination of the tenant (escalation) */
+  escalateTo: string | null;
+}
+
+/**
+ * A message a chat or collab destination posted for an approval (the channel's message `ts`,
+ * the conversation's activity id), remembered so that the message can be turned into the
+ * outcome once the approval is decided from any channel.
+ */
+export interface PostedMessage {
+  tenantId: string;
+  destinationId: string;
+  approvalId: string;
+  /** where it was posted: the chat channel or user id, the collab conversation id */
+  target: string;
+  /** the platform's id of the message in `target` */
+  messageId: string;
+  /** the event whose delivery posted it */
+  eventId: string;
+  postedAt: string;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'disabled';
@@ -117,6 +145,10 @@ export interface NotifyRepo {
   announceExpired(now: Date, limit: number): Promise<number>;
   /** Drop dead letters older than `before` (kept 30 days); how many. */
   purgeDead(before: string): Promise<number>;
+  /** Remember a posted message; the same (destination, approval, target, message) twice is one. */
+  saveMessage(m: PostedMessage): Promise<void>;
+  /** The messages a destination posted for an approval, oldest first. */
+  messages(tenantId: string, destinationId: string, approvalId: string): Promise<PostedMessage[]>;
   /**
    * An event that reports no stored change (`attestation.failed`: the anchor stands without
    * its attestation), written by its outbox use case in a transaction of its own.

@@ -61,3 +61,14 @@ export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
+
+/** A destination's posted messages and reminders go with it. */
+export const FORGET_MESSAGES = 'DELETE FROM notify_messages WHERE tenant_id = ? AND destination_id = ?';
+export const FORGET_REMINDERS = 'DELETE FROM notify_reminders WHERE tenant_id = ? AND destination_id = ?';
+
+export const SAVE_MESSAGE = `INSERT INTO notify_messages (tenant_id, destination_id, approval_id, target, message_id, event_id, posted_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+
+export const MESSAGES_OF = `SELECT tenant_id, destination_id, approval_id, target, message_id, event_id, posted_at
+  FROM notify_messages WHERE tenant_id = ? AND destination_id = ? AND approval_id = ?
+  ORDER BY posted_at, target, message_id`;

@@ -74,6 +74,9 @@ describe('svc notify (built binary)', () => {
         kind: 'webhook',
         url: 'https://hooks.example.org/svc',
         events: ['approval.*', 'access_request.created'],
+        settings: {},
+        remind_after_seconds: null,
+        escalate_to: null,
         enabled: true,
         disabled_reason: null,
         created_at: expect.any(String),
@@ -106,7 +109,13 @@ describe('svc notify (built binary)', () => {
         '--events',
         '*',
       ]),
-    ).toMatchObject({ code: 'invalid_request', field: 'kind', reason: expect.stringContaining('not yet') });
+    ).toMatchObject({ code: 'invalid_request', field: 'channel' });
+    const chat = ['notify', 'add', 'x', ...t, '--kind', 'chat', '--channel', 'C0123', '--events', '*'];
+    expect(await refusal(chat)).toMatchObject({ code: 'invalid_request', field: 'secret-file' });
+    expect(await refusal([...chat, '--from', 'a@example.org'])).toMatchObject({ field: 'from' });
+    expect(
+      await refusal([...base, '--url', 'https://hooks.example.org/', '--escalate-to', 'ops-hook']),
+    ).toMatchObject({ field: 'escalate-to' });
     expect(
       await refusal([
         'notify',

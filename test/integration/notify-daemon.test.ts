@@ -48,6 +48,9 @@ beforeEach(async () => {
       secretName: `notify.${id}`,
       enabled: true,
       disabledReason: null,
+      settings: {},
+      remindAfterSeconds: null,
+      escalateTo: null,
       createdAt: f.now.value.toISOString(),
     });
   }
@@ -170,6 +173,9 @@ describe('notifications in the daemon', () => {
       secretName: 'notify.ops',
       enabled: true,
       disabledReason: null,
+      settings: {},
+      remindAfterSeconds: null,
+      escalateTo: null,
       createdAt: f.now.value.toISOString(),
     });
     // A deferral an hour ago whose approval lived one second: expired, never announced.

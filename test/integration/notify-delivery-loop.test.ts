@@ -87,6 +87,9 @@ async function addHook(id: string, url: string, events = ['approval.*']): Promis
     secretName: `notify.${id}`,
     enabled: true,
     disabledReason: null,
+    settings: {},
+    remindAfterSeconds: null,
+    escalateTo: null,
     createdAt: f.now.value.toISOString(),
   });
   return secret;

@@ -118,6 +118,9 @@ async function tenant(store: Store): Promise<void> {
     secretName: 'notify.all',
     enabled: true,
     disabledReason: null,
+    settings: {},
+    remindAfterSeconds: null,
+    escalateTo: null,
     createdAt: T0,
   });
 }

@@ -5,6 +5,7 @@ import { typeMatches, type EventType, type NotifyEvent } from './event.js';
 /** What the outbox needs to know of a destination to route an event to it. */
 export interface Subscriber {
   id: string;
+  kind: string;
   events: readonly string[];
   enabled: boolean;
 }
@@ -20,9 +21,27 @@ export interface OutboxOps {
   writeEvent(event: NotifyEvent, destinationIds: string[]): void;
 }
 
-/** The enabled destinations whose patterns take `type`. */
+/** Kinds that post a message people act on, and so must see the outcome too. */
+const MESSAGE_KINDS = new Set(['chat', 'collab']);
+const OUTCOMES = new Set<EventType>(['approval.decided', 'approval.expired']);
+
+/** Whether a destination takes an event of `type`. */
+export function takes(s: Subscriber, type: EventType): boolean {
+  if (!s.enabled) return false;
+  if (s.events.some((p) => typeMatches(p, type))) return true;
+  // A chat or collab message with Approve / Deny buttons is turned into the outcome once the
+  // approval is decided from any channel, or expires: buttons that no longer work must not
+  // stay on screen, whatever else the destination subscribed to.
+  return (
+    MESSAGE_KINDS.has(s.kind) &&
+    OUTCOMES.has(type) &&
+    s.events.some((p) => typeMatches(p, 'approval.requested'))
+  );
+}
+
+/** The enabled destinations that take `type`. */
 export function subscribedTo(subscribers: readonly Subscriber[], type: EventType): string[] {
-  return subscribers.filter((s) => s.enabled && s.events.some((p) => typeMatches(p, type))).map((s) => s.id);
+  return subscribers.filter((s) => takes(s, type)).map((s) => s.id);
 }
 
 /** A new event of the tenant; `data` always carries `tenant_id`. */

@@ -7,6 +7,7 @@ import type {
   NotifyCounts,
   NotifyDestination,
   NotifyRepo,
+  PostedMessage,
 } from '../notify-ports.js';
 import {
   BUMP_REGISTRY,
@@ -14,6 +15,10 @@ import {
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
+  FORGET_MESSAGES,
+  FORGET_REMINDERS,
+  MESSAGES_OF,
+  SAVE_MESSAGE,
   numbered,
   PURGE_DEAD,
   PURGE_ORPHAN_EVENTS,
@@ -25,6 +30,9 @@ import {
   DESTINATION_COLUMNS,
   destinationValues,
   DUE_SELECT,
+  messageValues,
+  toMessage,
+  type MessageRow,
   toDelivery,
   toDestination,
   toDue,
@@ -48,6 +56,10 @@ const SQL = {
   redeliver: `${numbered(REDELIVER)} RETURNING 1`,
   page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
   purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
+  forgetMessages: numbered(FORGET_MESSAGES),
+  forgetReminders: numbered(FORGET_REMINDERS),
+  saveMessage: numbered(SAVE_MESSAGE),
+  messagesOf: numbered(MESSAGES_OF),
 };
 
 export class PgNotify implements NotifyRepo {
@@ -57,7 +69,7 @@ export class PgNotify implements NotifyRepo {
     try {
       await this.db.tx(async (tx) => {
         await tx.query(
-          `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
           destinationValues(d),
         );
         await tx.query(SQL.bump, [d.tenantId]);
@@ -88,6 +100,8 @@ export class PgNotify implements NotifyRepo {
         ).length === 1;
       if (gone) {
         await tx.query(SQL.disablePending, [REMOVED_REASON, at, tenantId, id]);
+        await tx.query(SQL.forgetMessages, [tenantId, id]);
+        await tx.query(SQL.forgetReminders, [tenantId, id]);
         await tx.query(SQL.bump, [tenantId]);
       }
       return gone;
@@ -167,6 +181,16 @@ export class PgNotify implements NotifyRepo {
 
   async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
     return (await this.db.query(SQL.redeliver, [now, now, tenantId, eventId, destinationId])).length === 1;
+  }
+
+  async saveMessage(m: PostedMessage): Promise<void> {
+    await this.db.query(SQL.saveMessage, messageValues(m));
+  }
+
+  async messages(tenantId: string, destinationId: string, approvalId: string): Promise<PostedMessage[]> {
+    return (await this.db.query<MessageRow>(SQL.messagesOf, [tenantId, destinationId, approvalId])).map(
+      toMessage,
+    );
   }
 
   async counts(): Promise<NotifyCounts> {

@@ -552,10 +552,37 @@ const MIGRATION_5 = `
     WHERE status = 'pending' AND expiry_announced = 0;
 `;
 
+/** Notifications to people (as SQLite's migration 13): settings, posted messages, reminders. */
+const MIGRATION_6 = `
+  ALTER TABLE notify_destinations
+    ADD COLUMN settings TEXT NOT NULL DEFAULT '{}',
+    ADD COLUMN remind_after_seconds BIGINT CHECK (remind_after_seconds IS NULL OR remind_after_seconds > 0),
+    ADD COLUMN escalate_to TEXT;
+  CREATE TABLE notify_messages (
+    tenant_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    posted_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, destination_id, approval_id, target, message_id)
+  );
+  CREATE TABLE notify_reminders (
+    tenant_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    sent_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, approval_id, destination_id)
+  );
+`;
+
 export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_1),
   MIGRATION_2,
   collateC(MIGRATION_3),
   collateC(MIGRATION_4),
   collateC(MIGRATION_5),
+  collateC(MIGRATION_6),
 ];

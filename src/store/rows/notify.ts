@@ -1,5 +1,11 @@
 import type { NotifyEvent } from '../../core/notify/event.js';
-import type { DeliveryRecord, DeliveryState, DestinationKind, NotifyDestination } from '../notify-ports.js';
+import type {
+  DeliveryRecord,
+  DeliveryState,
+  DestinationKind,
+  NotifyDestination,
+  PostedMessage,
+} from '../notify-ports.js';
 
 /** A notify_destinations row as both drivers return it. */
 export interface DestinationRow {
@@ -12,10 +18,13 @@ export interface DestinationRow {
   enabled: number | string | bigint;
   disabled_reason: string | null;
   created_at: string;
+  settings: string;
+  remind_after_seconds: number | string | bigint | null;
+  escalate_to: string | null;
 }
 
 export const DESTINATION_COLUMNS =
-  'tenant_id, id, kind, url, events, secret_name, enabled, disabled_reason, created_at';
+  'tenant_id, id, kind, url, events, secret_name, enabled, disabled_reason, created_at, settings, remind_after_seconds, escalate_to';
 
 export function toDestination(r: DestinationRow): NotifyDestination {
   return {
@@ -28,6 +37,9 @@ export function toDestination(r: DestinationRow): NotifyDestination {
     enabled: Number(r.enabled) === 1,
     disabledReason: r.disabled_reason,
     createdAt: r.created_at,
+    settings: JSON.parse(r.settings) as Record<string, unknown>,
+    remindAfterSeconds: r.remind_after_seconds === null ? null : Number(r.remind_after_seconds),
+    escalateTo: r.escalate_to,
   };
 }
 
@@ -42,6 +54,43 @@ export const destinationValues = (d: NotifyDestination): (string | number | null
   d.enabled ? 1 : 0,
   d.disabledReason,
   d.createdAt,
+  JSON.stringify(d.settings),
+  d.remindAfterSeconds,
+  d.escalateTo,
+];
+
+/** A notify_messages row as both drivers return it. */
+export interface MessageRow {
+  tenant_id: string;
+  destination_id: string;
+  approval_id: string;
+  target: string;
+  message_id: string;
+  event_id: string;
+  posted_at: string;
+}
+
+export const MESSAGE_COLUMNS =
+  'tenant_id, destination_id, approval_id, target, message_id, event_id, posted_at';
+
+export const toMessage = (r: MessageRow): PostedMessage => ({
+  tenantId: r.tenant_id,
+  destinationId: r.destination_id,
+  approvalId: r.approval_id,
+  target: r.target,
+  messageId: r.message_id,
+  eventId: r.event_id,
+  postedAt: r.posted_at,
+});
+
+export const messageValues = (m: PostedMessage): string[] => [
+  m.tenantId,
+  m.destinationId,
+  m.approvalId,
+  m.target,
+  m.messageId,
+  m.eventId,
+  m.postedAt,
 ];
 
 export interface EventRow {
@@ -107,7 +156,8 @@ export const DUE_SELECT = `SELECT l.tenant_id, l.event_id, l.destination_id, l.e
     e.tenant_id AS e_tenant_id, e.id AS e_id, e.type AS e_type, e.timestamp AS e_timestamp, e.data AS e_data,
     d.tenant_id AS d_tenant_id, d.id AS d_id, d.kind AS d_kind, d.url AS d_url, d.events AS d_events,
     d.secret_name AS d_secret_name, d.enabled AS d_enabled, d.disabled_reason AS d_disabled_reason,
-    d.created_at AS d_created_at
+    d.created_at AS d_created_at, d.settings AS d_settings,
+    d.remind_after_seconds AS d_remind_after_seconds, d.escalate_to AS d_escalate_to
   FROM notify_deliveries l
   JOIN notify_events e ON e.tenant_id = l.tenant_id AND e.id = l.event_id
   JOIN notify_destinations d ON d.tenant_id = l.tenant_id AND d.id = l.destination_id`;
@@ -132,6 +182,9 @@ export function toDue(r: DueRow) {
       enabled: r.d_enabled,
       disabled_reason: r.d_disabled_reason,
       created_at: r.d_created_at,
+      settings: r.d_settings,
+      remind_after_seconds: r.d_remind_after_seconds,
+      escalate_to: r.d_escalate_to,
     }),
   };
 }

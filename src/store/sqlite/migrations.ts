@@ -592,4 +592,32 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX approvals_unannounced_expiry ON approvals(expires_at)
     WHERE status = 'pending' AND expiry_announced = 0;
   `,
+  // 13: notifications to people (issue 26). A destination's kind-specific settings (never a
+  // secret), its reminder delay and escalation destination; the chat and collab messages posted
+  // for an approval, so they can be turned into the outcome once it is decided; and the
+  // reminders sent, once per approval and destination.
+  `
+  ALTER TABLE notify_destinations ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE notify_destinations ADD COLUMN remind_after_seconds INTEGER
+    CHECK (remind_after_seconds IS NULL OR remind_after_seconds > 0);
+  ALTER TABLE notify_destinations ADD COLUMN escalate_to TEXT;
+  CREATE TABLE notify_messages (
+    tenant_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    posted_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, destination_id, approval_id, target, message_id)
+  ) STRICT;
+  CREATE TABLE notify_reminders (
+    tenant_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    sent_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, approval_id, destination_id)
+  ) STRICT;
+  `,
 ];

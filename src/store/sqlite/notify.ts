@@ -7,6 +7,7 @@ import type {
   NotifyCounts,
   NotifyDestination,
   NotifyRepo,
+  PostedMessage,
 } from '../notify-ports.js';
 import {
   BUMP_REGISTRY,
@@ -14,6 +15,10 @@ import {
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
+  FORGET_MESSAGES,
+  FORGET_REMINDERS,
+  MESSAGES_OF,
+  SAVE_MESSAGE,
   PURGE_DEAD,
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
@@ -24,6 +29,9 @@ import {
   DESTINATION_COLUMNS,
   destinationValues,
   DUE_SELECT,
+  messageValues,
+  toMessage,
+  type MessageRow,
   toDelivery,
   toDestination,
   toDue,
@@ -49,7 +57,7 @@ export class SqliteNotify implements NotifyRepo {
         this.db.transaction(() => {
           prep(
             this.db,
-            `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO notify_destinations (${DESTINATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           ).run(...destinationValues(d));
           prep(this.db, BUMP_REGISTRY).run(d.tenantId);
         }),
@@ -81,6 +89,8 @@ export class SqliteNotify implements NotifyRepo {
             .changes === 1;
         if (gone) {
           prep(this.db, DISABLE_PENDING).run(REMOVED_REASON, at, tenantId, id);
+          prep(this.db, FORGET_MESSAGES).run(tenantId, id);
+          prep(this.db, FORGET_REMINDERS).run(tenantId, id);
           prep(this.db, BUMP_REGISTRY).run(tenantId);
         }
         return gone;
@@ -173,6 +183,19 @@ export class SqliteNotify implements NotifyRepo {
   async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
     const run = () => prep(this.db, REDELIVER).run(now, now, tenantId, eventId, destinationId).changes === 1;
     return writeTransaction(this.db, this.db.transaction(run));
+  }
+
+  async saveMessage(m: PostedMessage): Promise<void> {
+    await writeTransaction(
+      this.db,
+      this.db.transaction(() => prep(this.db, SAVE_MESSAGE).run(...messageValues(m))),
+    );
+  }
+
+  async messages(tenantId: string, destinationId: string, approvalId: string): Promise<PostedMessage[]> {
+    return (prep(this.db, MESSAGES_OF).all(tenantId, destinationId, approvalId) as MessageRow[]).map(
+      toMessage,
+    );
   }
 
   async counts(): Promise<NotifyCounts> {

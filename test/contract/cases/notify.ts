@@ -51,6 +51,9 @@ function destination(id: string, events: string[], o: Partial<NotifyDestination>
     secretName: `notify.${id}`,
     enabled: true,
     disabledReason: null,
+    settings: {},
+    remindAfterSeconds: null,
+    escalateTo: null,
     createdAt: T0,
     ...o,
   };
@@ -79,6 +82,41 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(await s.notify.destination('other', 'b-hook')).toBeUndefined();
       expect(await s.notify.removeDestination('acme', 'b-hook')).toBe(true);
       expect(await s.notify.removeDestination('acme', 'b-hook')).toBe(false);
+    });
+
+    it('keeps settings, reminders and posted messages; a removed destination takes its messages with it', async () => {
+      const s = await h().open();
+      await provision(s);
+      const chat = destination('chat', ['approval.requested'], {
+        kind: 'chat',
+        url: 'https://slack.com/api',
+        settings: { channel: 'C0123', toApprovers: false },
+        remindAfterSeconds: 1800,
+        escalateTo: 'oncall',
+      });
+      await s.notify.addDestination(chat);
+      expect(await s.notify.destination('acme', 'chat')).toEqual(chat);
+      const m = (target: string, messageId: string, postedAt: string) => ({
+        tenantId: 'acme',
+        destinationId: 'chat',
+        approvalId: 'apr_1',
+        target,
+        messageId,
+        eventId: 'evt_1',
+        postedAt,
+      });
+      await s.notify.saveMessage(m('U2', '1700000000.000200', T0));
+      await s.notify.saveMessage(m('U1', '1700000000.000100', T0));
+      await s.notify.saveMessage(m('U1', '1700000000.000100', T0));
+      await s.notify.saveMessage({ ...m('U1', '9', T0), approvalId: 'apr_2' });
+      expect(await s.notify.messages('acme', 'chat', 'apr_1')).toEqual([
+        m('U1', '1700000000.000100', T0),
+        m('U2', '1700000000.000200', T0),
+      ]);
+      expect(await s.notify.messages('other', 'chat', 'apr_1')).toEqual([]);
+      expect(await s.notify.removeDestination('acme', 'chat')).toBe(true);
+      await s.notify.addDestination(chat);
+      expect(await s.notify.messages('acme', 'chat', 'apr_1')).toEqual([]);
     });
 
     it('writes nothing when no destination subscribes', async () => {

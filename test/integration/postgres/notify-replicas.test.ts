@@ -62,6 +62,9 @@ describe.skipIf('skip' in server)('notification delivery from two PostgreSQL rep
       secretName: 'notify.hook',
       enabled: true,
       disabledReason: null,
+      settings: {},
+      remindAfterSeconds: null,
+      escalateTo: null,
       createdAt: now.toISOString(),
     });
   });

@@ -30,6 +30,9 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
       secretName: 'notify.hook',
       enabled: true,
       disabledReason: null,
+      settings: {},
+      remindAfterSeconds: null,
+      escalateTo: null,
       createdAt: '2026-03-01T10:00:00.000Z',
     });
     const admin = (await real.f.store.actors.get('acme', 'alice'))!;

@@ -9,18 +9,34 @@ import { memoryOutbox } from '../../../helpers/memory-outbox.js';
 describe('the outbox rules', () => {
   it('routes an event to the enabled destinations whose patterns take it', () => {
     const subs = [
-      { id: 'a', events: ['approval.*'], enabled: true },
-      { id: 'b', events: ['decision.refused', 'budget.threshold'], enabled: true },
-      { id: 'c', events: ['*'], enabled: false },
-      { id: 'd', events: ['*'], enabled: true },
+      { id: 'a', kind: 'webhook', events: ['approval.*'], enabled: true },
+      { id: 'b', kind: 'webhook', events: ['decision.refused', 'budget.threshold'], enabled: true },
+      { id: 'c', kind: 'webhook', events: ['*'], enabled: false },
+      { id: 'd', kind: 'webhook', events: ['*'], enabled: true },
     ];
     expect(subscribedTo(subs, 'approval.decided')).toEqual(['a', 'd']);
     expect(subscribedTo(subs, 'decision.refused')).toEqual(['b', 'd']);
     expect(subscribedTo(subs.slice(0, 3), 'access_request.created')).toEqual([]);
   });
 
+  it('sends the outcome to chat and collab destinations that posted the request, whatever else they take', () => {
+    const subs = [
+      { id: 'chat', kind: 'chat', events: ['approval.requested'], enabled: true },
+      { id: 'collab', kind: 'collab', events: ['approval.*'], enabled: true },
+      { id: 'hook', kind: 'webhook', events: ['approval.requested'], enabled: true },
+      { id: 'mail', kind: 'email', events: ['approval.requested'], enabled: true },
+      { id: 'off', kind: 'chat', events: ['approval.requested'], enabled: false },
+      { id: 'other', kind: 'chat', events: ['budget.threshold'], enabled: true },
+    ];
+    expect(subscribedTo(subs, 'approval.decided')).toEqual(['chat', 'collab']);
+    expect(subscribedTo(subs, 'approval.expired')).toEqual(['chat', 'collab']);
+    expect(subscribedTo(subs, 'access_request.created')).toEqual([]);
+  });
+
   it('writes nothing, and builds no payload, when nobody subscribes', () => {
-    const { ops, events } = memoryOutbox([{ id: 'a', events: ['approval.*'], enabled: true }]);
+    const { ops, events } = memoryOutbox([
+      { id: 'a', kind: 'webhook', events: ['approval.*'], enabled: true },
+    ]);
     let built = 0;
     const data = () => ((built += 1), { x: 1 });
     expect(runSync(emitEvent('acme', 'decision.refused', '2026-01-01T00:00:00.000Z', data), ops)).toBeNull();
