@@ -40,6 +40,12 @@ export const EVENT_PAYLOADS = {
     receipt_id: z.string(),
   }),
   'approval.expired': z.strictObject({ ...approval, status: z.literal('expired') }),
+  'approval.reminder': z.strictObject({
+    ...approval,
+    status: z.literal('pending'),
+    pending_seconds: z.number().int().describe('how long the approval has waited when the reminder was sent'),
+    escalated: z.boolean().describe('true when sent to the escalation destination of the one that reminds'),
+  }),
   'access_request.created': z.strictObject({
     ...tenant,
     access_request_id: z.string(),

@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'approval.requested',
   'approval.decided',
   'approval.expired',
+  'approval.reminder',
   'access_request.created',
   'manager_card.decided',
   'entitlement.revoked',

@@ -61,6 +61,14 @@ export function approvalDecidedData(
   };
 }
 
+/** A reminder of an approval still pending (issue 26: reminders and escalation). */
+export function approvalReminderData(
+  a: ApprovalEventFacts,
+  r: { pendingSeconds: number; escalated: boolean },
+): Record<string, unknown> {
+  return { ...approvalData(a), status: 'pending', pending_seconds: r.pendingSeconds, escalated: r.escalated };
+}
+
 export function accessRequestData(r: {
   id: string;
   requesterId: string;

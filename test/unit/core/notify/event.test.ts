@@ -12,6 +12,7 @@ describe('event subscriptions', () => {
       'approval.requested',
       'approval.decided',
       'approval.expired',
+      'approval.reminder',
     ]);
     expect(EVENT_TYPES.filter((t) => typeMatches('decision.refused', t))).toEqual(['decision.refused']);
     expect(EVENT_TYPES.filter((t) => typeMatches('*', t))).toEqual([...EVENT_TYPES]);
