@@ -80,6 +80,8 @@ abstract class VendorServer {
  */
 export class ChatApiServer extends VendorServer {
   private n = 0;
+  /** what each `chat.postMessage` answered: the channel and `ts` an update must name */
+  readonly answered = new Map<VendorRequest, { channel: string; ts: string }>();
   constructor(readonly token: string) {
     super();
   }
@@ -104,10 +106,9 @@ export class ChatApiServer extends VendorServer {
     if (r.path === '/api/chat.postMessage') {
       this.n++;
       const posted = channel.startsWith('U') ? `D${channel.slice(1)}` : channel.replace(/^#.*/, 'C0NAMED');
-      return {
-        status: 200,
-        json: { ok: true, channel: posted, ts: `1700000000.${String(this.n).padStart(6, '0')}` },
-      };
+      const ts = `1700000000.${String(this.n).padStart(6, '0')}`;
+      this.answered.set(r, { channel: posted, ts });
+      return { status: 200, json: { ok: true, channel: posted, ts } };
     }
     if (r.path === '/api/chat.update') return { status: 200, json: { ok: true, channel, ts: r.body.ts } };
     return { status: 404, json: { ok: false, error: 'unknown_method' } };
