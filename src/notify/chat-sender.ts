@@ -1,6 +1,7 @@
 import { chatSettings } from '../core/notify/destination-settings.js';
 import type { PostedMessage } from '../store/notify-ports.js';
-import { callChat } from './chat-api.js';
+import { attemptBudget, SPENT } from './attempt-budget.js';
+import { callChat, type ChatCall } from './chat-api.js';
 import { chatApprovalMessage, chatTextMessage } from './chat-message.js';
 import { deliverMessage, type MessagePlatform } from './approval-posting.js';
 import type { DestinationSender, SendContext } from './delivery-loop.js';
@@ -23,6 +24,12 @@ function chatPlatform(ctx: SendContext, options: OutboundOptions): MessagePlatfo
   const base = ctx.destination.url;
   let token: string | undefined;
   const bearer = async () => (token ??= (await ctx.secrets())[0]!);
+  const budget = attemptBudget(ctx.policy);
+  const call = async (method: 'chat.postMessage' | 'chat.update', body: object): Promise<ChatCall> => {
+    const policy = budget();
+    if (policy === undefined) return { ok: false, outcome: SPENT };
+    return callChat(base, method, await bearer(), body, policy, options);
+  };
   return {
     async targets() {
       if (!settings.toApprovers) return [settings.channel!];
@@ -40,14 +47,12 @@ function chatPlatform(ctx: SendContext, options: OutboundOptions): MessagePlatfo
     },
     async post(target, message) {
       const content = typeof message === 'string' ? chatTextMessage(message) : chatApprovalMessage(message);
-      const r = await callChat(
-        base,
-        'chat.postMessage',
-        await bearer(),
-        { channel: target, ...content, unfurl_links: false, unfurl_media: false },
-        ctx.policy,
-        options,
-      );
+      const r = await call('chat.postMessage', {
+        channel: target,
+        ...content,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
       if (!r.ok) return r;
       return {
         ok: true,
@@ -57,14 +62,11 @@ function chatPlatform(ctx: SendContext, options: OutboundOptions): MessagePlatfo
       };
     },
     async update(m, view) {
-      const r = await callChat(
-        base,
-        'chat.update',
-        await bearer(),
-        { channel: channelOf(m), ts: m.messageId, ...chatApprovalMessage(view) },
-        ctx.policy,
-        options,
-      );
+      const r = await call('chat.update', {
+        channel: channelOf(m),
+        ts: m.messageId,
+        ...chatApprovalMessage(view),
+      });
       // A message someone deleted has nothing left to update: retrying would never end.
       if (!r.ok && r.error === 'message_not_found')
         return { ok: true, status: r.outcome.kind === 'retry' ? (r.outcome.status ?? 200) : 200 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { collabSettings } from '../core/notify/destination-settings.js';
 import { packageVersion } from '../http/version.js';
+import { attemptBudget, SPENT } from './attempt-budget.js';
 import { deliverMessage, type MessagePlatform, type Posted } from './approval-posting.js';
 import { collabApprovalActivity, collabTextActivity } from './collab-message.js';
 import { CollabTokens } from './collab-token.js';
@@ -21,11 +22,16 @@ function collabPlatform(ctx: SendContext, tokens: CollabTokens, options: Outboun
   const s = collabSettings(ctx.destination.settings);
   const activities = `${ctx.destination.url.replace(/\/+$/, '')}/v3/conversations/${encodeURIComponent(s.conversationId)}/activities`;
 
-  const call = async (method: 'POST' | 'PUT', url: string, activity: object) => {
+  const budget = attemptBudget(ctx.policy);
+  const call = async (method: 'POST' | 'PUT', url: string, activity: object): Promise<OutboundAnswer> => {
     let answer: OutboundAnswer | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const t = await tokens.token(ctx);
+      const forToken = budget();
+      if (forToken === undefined) return { outcome: SPENT };
+      const t = await tokens.token(ctx, forToken);
       if (!t.ok) return { outcome: t.outcome };
+      const policy = budget();
+      if (policy === undefined) return { outcome: SPENT };
       answer = await exchangeOutbound(
         {
           method,
@@ -37,7 +43,7 @@ function collabPlatform(ctx: SendContext, tokens: CollabTokens, options: Outboun
           },
           body: JSON.stringify(activity),
         },
-        ctx.policy,
+        policy,
         options,
       );
       const o = answer.outcome;

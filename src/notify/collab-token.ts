@@ -3,7 +3,7 @@ import { collabSettings } from '../core/notify/destination-settings.js';
 import { packageVersion } from '../http/version.js';
 import type { SendContext } from './delivery-loop.js';
 import { exchangeOutbound, type OutboundOptions } from './outbound-http.js';
-import type { SendOutcome } from './outbound-policy.js';
+import type { OutboundPolicy, SendOutcome } from './outbound-policy.js';
 
 /**
  * The collab bot's access token (OAuth 2.0 client credentials, RFC 6749 section 4.4): asked
@@ -45,7 +45,7 @@ export class CollabTokens {
     this.cache.delete(this.key(ctx));
   }
 
-  async token(ctx: SendContext): Promise<TokenResult> {
+  async token(ctx: SendContext, policy: OutboundPolicy): Promise<TokenResult> {
     const key = this.key(ctx);
     const cached = this.cache.get(key);
     const nowMs = ctx.now.getTime();
@@ -69,7 +69,7 @@ export class CollabTokens {
           scope: s.scope,
         }).toString(),
       },
-      ctx.policy,
+      policy,
       this.options,
     );
     const o = answer.outcome;

@@ -301,6 +301,27 @@ describe('chat sender (Slack Web API shape)', () => {
     ]);
   });
 
+  it('one attempt stays within one time-out: once a hung post spent it, no other approver is tried in that attempt', async () => {
+    for (const [id, chat] of [
+      ['bob', 'U0BOB'],
+      ['carol', 'U0CAROL'],
+      ['erin', 'U0ERIN'],
+    ] as const)
+      await addActor(
+        f.store,
+        { tenantId: 'acme', id, kind: 'human', roles: ['approver'], chatUserId: chat },
+        f.now.value,
+      );
+    const d = await chatDest({ channel: null, toApprovers: true });
+    const e = requested();
+    chatApi.script.push('hang');
+    expect(await send(chatSender(), d, e)).toEqual({ kind: 'retry', status: null, error: 'timeout' });
+    expect(chatApi.posts().map((p) => p.body.channel)).toEqual(['U0BOB']);
+    // the next attempt reaches every approver not yet posted to
+    expect((await send(chatSender(), d, e)).kind).toBe('delivered');
+    expect(chatApi.posts().map((p) => p.body.channel)).toEqual(['U0BOB', 'U0BOB', 'U0CAROL', 'U0ERIN']);
+  });
+
   it('an answer that is not ok, a 5xx, a 429 or a time-out is a coded retry that never quotes the platform or the token', async () => {
     const d = await chatDest();
     const cases: [unknown, Record<string, unknown>][] = [
