@@ -346,6 +346,14 @@ describe('chat sender (Slack Web API shape)', () => {
         { status: 429, error: 'status_429' },
       ],
       ['hang', { status: null, error: 'timeout' }],
+      // an answer past the policy's size bound is not read, so not trusted
+      [
+        {
+          status: 200,
+          text: JSON.stringify({ ok: true, channel: 'C0APPROVALS', ts: '1.1', pad: 'x'.repeat(70_000) }),
+        },
+        { status: 200, error: 'chat_bad_answer' },
+      ],
     ];
     for (const [answer, expected] of cases) {
       chatApi.script.push(answer as never);
@@ -484,6 +492,16 @@ describe('collab sender (Bot Framework shape)', () => {
     const content = (put!.body.attachments as { content: Record<string, unknown> }[])[0]!.content;
     expect(content.actions).toBeUndefined();
     expect(JSON.stringify(content)).toContain('Approved by bob');
+  });
+
+  it('the token endpoint is under the outbound policy too: a private address is refused before any request', async () => {
+    const d = await collabDest();
+    const privateToken = { ...d, settings: { ...d.settings, tokenUrl: 'https://10.1.2.3/oauth/token' } };
+    expect(await send(collabSender(), privateToken, requested())).toEqual({
+      kind: 'refused',
+      error: 'token_private_address',
+    });
+    expect(collab.got).toHaveLength(0);
   });
 
   it('token and connector failures are coded retries that never quote a secret, a token or an answer', async () => {
