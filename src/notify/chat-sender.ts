@@ -68,8 +68,7 @@ function chatPlatform(ctx: SendContext, options: OutboundOptions): MessagePlatfo
         ...chatApprovalMessage(view),
       });
       // A message someone deleted has nothing left to update: retrying would never end.
-      if (!r.ok && r.error === 'message_not_found')
-        return { ok: true, status: r.outcome.kind === 'retry' ? (r.outcome.status ?? 200) : 200 };
+      if (!r.ok && r.error === 'message_not_found') return { ok: true, status: 200 };
       return r.ok ? { ok: true, status: r.status } : r;
     },
   };

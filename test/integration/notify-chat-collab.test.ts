@@ -230,6 +230,21 @@ describe('chat sender (Slack Web API shape)', () => {
     expect(chatApi.posts()).toHaveLength(2);
   });
 
+  it('a message someone deleted is left alone: its update is not retried forever', async () => {
+    const d = await chatDest();
+    await send(chatSender(), d, requested());
+    chatApi.script.push({ status: 200, json: { ok: false, error: 'message_not_found' } });
+    expect((await send(chatSender(), d, decided())).kind).toBe('delivered');
+    expect(chatApi.updates()).toHaveLength(1);
+
+    const c = await collabDest();
+    const sender = collabSender();
+    await send(sender, c, requested());
+    collab.script.push({ status: 404, json: {} });
+    expect((await send(sender, c, decided())).kind).toBe('delivered');
+    expect(collab.activityRequests().map((r) => r.method)).toEqual(['POST', 'PUT']);
+  });
+
   it('waits for the message while its post is pending (message_not_posted_yet); posts the outcome when none will come', async () => {
     const d = await chatDest();
     const req = requested();
