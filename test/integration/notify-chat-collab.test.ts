@@ -489,6 +489,25 @@ describe('collab sender (Bot Framework shape)', () => {
     ]);
   });
 
+  it('a cached token is asked again shortly before it expires', async () => {
+    const d = await collabDest();
+    const sender = collabSender();
+    collab.expiresIn = 600;
+    await send(sender, d, event('budget.threshold', { task_id: 't1' }));
+    f.now.value = new Date(f.now.value.getTime() + 299_000);
+    await send(sender, d, event('budget.threshold', { task_id: 't2' }));
+    expect(collab.tokenRequests()).toHaveLength(1);
+    // 600 s stated, dropped 300 s before: at 301 s a new one is asked
+    f.now.value = new Date(f.now.value.getTime() + 2_000);
+    await send(sender, d, event('budget.threshold', { task_id: 't3' }));
+    expect(collab.tokenRequests()).toHaveLength(2);
+    expect(collab.activityRequests().map((r) => r.authorization)).toEqual([
+      'Bearer bot-token-1',
+      'Bearer bot-token-1',
+      'Bearer bot-token-2',
+    ]);
+  });
+
   it('a 401 from the connector drops the cached token and tries again with a new one', async () => {
     const d = await collabDest();
     const sender = collabSender();
