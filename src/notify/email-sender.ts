@@ -183,6 +183,7 @@ export function emailSender(options: EmailOptions = {}) {
         greetingTimeout: policy.timeoutMs,
         socketTimeout: policy.timeoutMs,
         dnsTimeout: policy.timeoutMs,
+        maxResponseSize: policy.maxResponseBytes,
         disableFileAccess: true,
         disableUrlAccess: true,
         logger: false,

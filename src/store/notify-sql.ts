@@ -85,9 +85,11 @@ export const REMINDED_OF =
  * is prefiltered on the three patterns that take `approval.requested` (`*`, `approval.*`,
  * the type itself, as core/notify/event.ts `typeMatches` reads them; the use case checks
  * again), so a destination that reminds but never takes a request cannot fill every batch.
+ * A destination reminds only of approvals requested since it was added: it was sent those.
  */
 export const REMINDER_PAIRS = `JOIN notify_destinations d ON d.tenant_id = a.tenant_id
   WHERE a.status = 'pending' AND a.expires_at > ? AND d.enabled = 1 AND d.remind_after_seconds IS NOT NULL
+    AND a.created_at >= d.created_at
     AND (d.events LIKE '%"*"%' OR d.events LIKE '%"approval.*"%' OR d.events LIKE '%"approval.requested"%')
     AND NOT EXISTS (SELECT 1 FROM notify_reminders r
       WHERE r.tenant_id = a.tenant_id AND r.approval_id = a.id AND r.destination_id = d.id)`;

@@ -16,8 +16,8 @@ export interface DueReminder extends ApprovalEventFacts {
 export interface ApprovalReminderOps extends OutboxOps {
   /**
    * Up to `limit` (approval, destination) pairs, oldest approval first: the approval still
-   * pending and unexpired at `now`, the destination enabled, with a reminder delay that has
-   * passed since the approval was created, subscribed to `approval.requested`, and not yet
+   * pending and unexpired at `now`, the destination enabled, added before the approval was
+   * requested, with a reminder delay that has passed since the approval was created, subscribed to `approval.requested`, and not yet
    * reminded of it. On PostgreSQL the approvals are locked (`SKIP LOCKED`), so a second
    * replica's sweep skips them.
    */

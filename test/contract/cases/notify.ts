@@ -536,7 +536,7 @@ export function notifyContract(h: () => StoreHarness): void {
         expect(await reminders(s)).toEqual([{ to: 'remind', approval: open, escalated: false, pending: 61 }]);
       });
 
-      it('skips a removed destination, and an escalation target that is disabled or does not exist', async () => {
+      it('skips a removed destination, one added after the request, and an escalation target that is disabled or does not exist', async () => {
         const s = await h().open({ clock: () => new Date(T0) });
         await provision(s);
         await s.notify.addDestination(
@@ -553,6 +553,10 @@ export function notifyContract(h: () => StoreHarness): void {
           await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules()),
         );
         expect(await s.notify.removeDestination('acme', 'r3')).toBe(true);
+        // added after the approval was requested: it was never sent it, so it is not reminded of it
+        await s.notify.addDestination(
+          destination('r4', ['approval.requested'], { remindAfterSeconds: 60, createdAt: at(1000) }),
+        );
         expect(await s.notify.announceReminders(new Date(at(61_000)), 10)).toBe(2);
         expect(await reminders(s)).toEqual([
           { to: 'r1', approval: id, escalated: false, pending: 61 },
