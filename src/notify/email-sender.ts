@@ -48,15 +48,29 @@ async function checkHost(host: string, policy: OutboundPolicy, resolve: Resolver
   return { ok: true, address: addresses[0]! };
 }
 
-/** A TCP connection to the checked address; the TLS upgrade (STARTTLS) happens over it. */
-function openSocket(address: Address, port: number): Promise<Socket> {
+/**
+ * A TCP connection to the checked address; the TLS upgrade (STARTTLS) happens over it. The
+ * deadline's abort destroys it even before it connects (a black-holed address never answers).
+ */
+function openSocket(address: Address, port: number, signal: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = netConnect({ host: address.address, port, family: address.family });
+    // An error after the handshake is nodemailer's to report; none may go unhandled.
+    socket.on('error', () => undefined);
+    const abort = () => {
+      socket.destroy();
+      reject(new Error('deadline'));
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
     socket.once('connect', () => {
-      socket.removeListener('error', reject);
+      signal.removeEventListener('abort', abort);
       resolve(socket);
     });
-    socket.once('error', reject);
+    socket.once('error', (err) => {
+      signal.removeEventListener('abort', abort);
+      reject(err);
+    });
   });
 }
 
@@ -154,7 +168,7 @@ export function emailSender(options: EmailOptions = {}) {
       ]);
       if (!checked.ok) return checked.outcome;
       try {
-        socket = await openSocket(checked.address, port);
+        socket = await openSocket(checked.address, port, abort.signal);
       } catch {
         return { kind: 'retry', status: null, error: timedOut ? 'timeout' : 'connect' };
       }

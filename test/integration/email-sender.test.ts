@@ -1,5 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
-import { createServer as createTcp, type AddressInfo, type Server, type Socket } from 'node:net';
+import {
+  createConnection,
+  createServer as createTcp,
+  type AddressInfo,
+  type Server,
+  type Socket,
+} from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -323,6 +331,38 @@ describe('sendEmail over STARTTLS to a real SMTP server', () => {
     });
     const port = (silent.address() as AddressInfo).port;
     expect(await sendEmail(ctx(destination(port), approvalEvent(), { ...policy, timeoutMs: 300 }))).toEqual({
+      kind: 'retry',
+      status: null,
+      error: 'timeout',
+    });
+  });
+
+  it('a server whose connection never completes, or a name that never resolves, is cut at the time-out', async () => {
+    // A listener that never accepts (backlog 0), its queue filled by one connection: the
+    // kernel drops the next handshakes, so a connect hangs as it would to a black hole.
+    const child = spawn(
+      'python3',
+      [
+        '-c',
+        'import socket,time\ns=socket.socket();s.bind(("127.0.0.1",0));s.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    closers.push(async () => void child.kill());
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    const port = Number(line.toString().trim());
+    const filler = createConnection(port, '127.0.0.1');
+    filler.on('error', () => undefined);
+    closers.push(async () => void filler.destroy());
+    await once(filler, 'connect');
+    const short = { ...policy, timeoutMs: 300 };
+    expect(await sendEmail(ctx(destination(port), approvalEvent(), short))).toEqual({
+      kind: 'retry',
+      status: null,
+      error: 'timeout',
+    });
+    const hung = emailSender({ resolve: () => new Promise(() => undefined) });
+    expect(await hung(ctx(destination(port, {}, 'mail.test'), approvalEvent(), short))).toEqual({
       kind: 'retry',
       status: null,
       error: 'timeout',
