@@ -314,6 +314,9 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
 /** How often approvals that expired pending are looked for (`approval.expired`), and how many at a time. */
 const EXPIRY_SWEEP_MS = 5000;
 const EXPIRY_BATCH = 100;
+/** Reminders are minutes apart at the least; a pair is looked for every few seconds. */
+const REMINDER_SWEEP_MS = 5000;
+const REMINDER_BATCH = 100;
 
 /** The outbox's delivery, on its own timers: never on a decision's path. */
 function notifyLoop(
@@ -355,6 +358,15 @@ function notifyLoop(
           run: async (now) => {
             for (let i = 0; i < 20; i++) {
               if ((await store.notify.announceExpired(now, EXPIRY_BATCH)) < EXPIRY_BATCH) return;
+            }
+          },
+        },
+        {
+          name: 'approval reminders',
+          everyMs: Math.max(100, Math.round(REMINDER_SWEEP_MS / speedup)),
+          run: async (now) => {
+            for (let i = 0; i < 20; i++) {
+              if ((await store.notify.announceReminders(now, REMINDER_BATCH)) < REMINDER_BATCH) return;
             }
           },
         },

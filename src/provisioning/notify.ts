@@ -1,6 +1,6 @@
 import { invalidField, SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
-import { checkEventPattern } from '../core/notify/event.js';
+import { checkEventPattern, typeMatches } from '../core/notify/event.js';
 import { SecretBox } from '../integration/secret-box.js';
 import { resolve } from 'node:path';
 import {
@@ -157,6 +157,7 @@ async function checkReminder(
   store: Store,
   o: NewDestination,
   id: string,
+  events: readonly string[],
 ): Promise<{ remindAfterSeconds: number | null; escalateTo: string | null }> {
   if (o.escalateTo !== undefined && o.remindAfterSeconds === undefined) {
     throw new SvcError(
@@ -165,6 +166,13 @@ async function checkReminder(
       {
         field: 'escalate-to',
       },
+    );
+  }
+  if (o.remindAfterSeconds !== undefined && !events.some((p) => typeMatches(p, 'approval.requested'))) {
+    throw new SvcError(
+      'invalid_request',
+      'remind-after: a destination reminds of the approvals it was sent; subscribe it to approval.requested (or approval.*)',
+      { field: 'remind-after' },
     );
   }
   if (o.escalateTo === undefined)
@@ -212,7 +220,7 @@ export async function addDestination(
     disabledReason: null,
     createdAt: o.now.toISOString(),
     settings,
-    ...(await checkReminder(store, o, id)),
+    ...(await checkReminder(store, o, id, events)),
   };
   const box = SecretBox.open(dir.root, { create: true });
   const sealed = secret && box.seal(o.tenantId, destination.secretName, secret.value);

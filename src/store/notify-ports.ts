@@ -150,6 +150,13 @@ export interface NotifyRepo {
    * transaction; how many were marked. The daemon's timer calls it until it answers 0.
    */
   announceExpired(now: Date, limit: number): Promise<number>;
+  /**
+   * `approval.reminder` (core/notify/approval-reminder.ts): up to `limit` (approval,
+   * destination) pairs due a reminder at `now` and not yet reminded, each marked and its
+   * event (and the escalation's) written in one transaction; how many pairs were marked. The
+   * daemon's timer calls it until it answers less than `limit`.
+   */
+  announceReminders(now: Date, limit: number): Promise<number>;
   /** Drop dead letters older than `before` (kept 30 days); how many. */
   purgeDead(before: string): Promise<number>;
   /** Remember a posted message; the same (destination, approval, target, message) twice is one. */

@@ -72,3 +72,24 @@ export const SAVE_MESSAGE = `INSERT INTO notify_messages (tenant_id, destination
 export const MESSAGES_OF = `SELECT tenant_id, destination_id, approval_id, target, message_id, event_id, posted_at
   FROM notify_messages WHERE tenant_id = ? AND destination_id = ? AND approval_id = ?
   ORDER BY posted_at, target, message_id`;
+
+/** One reminder of an approval to a destination; the primary key keeps it once. */
+export const MARK_REMINDER = `INSERT INTO notify_reminders (tenant_id, approval_id, destination_id, event_id, sent_at)
+  VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+
+export const REMINDED_OF =
+  'SELECT destination_id FROM notify_reminders WHERE tenant_id = ? AND approval_id = ?';
+
+/**
+ * The reminder sweep's pairs besides the approval's columns: the destination's subscription
+ * is prefiltered on the three patterns that take `approval.requested` (`*`, `approval.*`,
+ * the type itself, as core/notify/event.ts `typeMatches` reads them; the use case checks
+ * again), so a destination that reminds but never takes a request cannot fill every batch.
+ * A destination reminds only of approvals requested since it was added: it was sent those.
+ */
+export const REMINDER_PAIRS = `JOIN notify_destinations d ON d.tenant_id = a.tenant_id
+  WHERE a.status = 'pending' AND a.expires_at > ? AND d.enabled = 1 AND d.remind_after_seconds IS NOT NULL
+    AND a.created_at >= d.created_at
+    AND (d.events LIKE '%"*"%' OR d.events LIKE '%"approval.*"%' OR d.events LIKE '%"approval.requested"%')
+    AND NOT EXISTS (SELECT 1 FROM notify_reminders r
+      WHERE r.tenant_id = a.tenant_id AND r.approval_id = a.id AND r.destination_id = d.id)`;

@@ -118,6 +118,17 @@ describe('svc notify (built binary)', () => {
     ).toMatchObject({ field: 'escalate-to' });
     expect(
       await refusal([
+        ...base.slice(0, -2),
+        '--events',
+        'budget.threshold',
+        '--url',
+        'https://hooks.example.org/',
+        '--remind-after',
+        '30m',
+      ]),
+    ).toMatchObject({ field: 'remind-after' });
+    expect(
+      await refusal([
         'notify',
         'add',
         'x',

@@ -13,6 +13,7 @@ const server = await pgAvailable();
 if ('skip' in server) console.warn(`notify replicas e2e skipped: ${server.skip}`);
 
 const DECISIONS = 40;
+const APPROVALS = 12;
 
 /**
  * Two built daemons on one PostgreSQL database, one webhook destination subscribed to
@@ -28,10 +29,21 @@ describe.skipIf('skip' in server)('notification delivery from two daemon replica
   let ca: Buffer;
   let bot: string;
   const ids: string[] = [];
+  /** `approval.reminder` events received: [path, approval id, webhook id] */
+  const reminders: [string, string, string][] = [];
   const receiver = createServer((req, res) => {
-    ids.push(String(req.headers['webhook-id']));
-    req.resume();
-    req.on('end', () => res.writeHead(204).end());
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const e = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        type: string;
+        data: { approval_id?: string };
+      };
+      if (e.type === 'approval.reminder') {
+        reminders.push([req.url ?? '', String(e.data.approval_id), String(req.headers['webhook-id'])]);
+      } else ids.push(String(req.headers['webhook-id']));
+      res.writeHead(204).end();
+    });
   });
 
   beforeAll(async () => {
@@ -45,6 +57,24 @@ describe.skipIf('skip' in server)('notification delivery from two daemon replica
       ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', '1'],
       env,
     );
+    await runJson(
+      [
+        'capability',
+        'register',
+        ...t,
+        '--name',
+        'payments.send',
+        '--actions',
+        'write',
+        '--tier',
+        '4',
+        '--irreversible',
+        '--cost-usd',
+        '1',
+      ],
+      env,
+    );
+    await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'payments.send'], env);
     const policy = join(tmp.path, 'policy.cedar');
     writeFileSync(policy, 'permit (principal, action, resource);\n');
     await runJson(['policy', 'set', ...t, '--file', policy], env);
@@ -56,6 +86,41 @@ describe.skipIf('skip' in server)('notification delivery from two daemon replica
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/refusals`;
     await runJson(
       ['notify', 'add', 'refusals', ...t, '--kind', 'webhook', '--url', hook, '--events', 'decision.refused'],
+      env,
+    );
+    const base = hook.replace(/\/refusals$/, '');
+    await runJson(
+      [
+        'notify',
+        'add',
+        'oncall',
+        ...t,
+        '--kind',
+        'webhook',
+        '--url',
+        `${base}/oncall`,
+        '--events',
+        'budget.threshold',
+      ],
+      env,
+    );
+    await runJson(
+      [
+        'notify',
+        'add',
+        'remind',
+        ...t,
+        '--kind',
+        'webhook',
+        '--url',
+        `${base}/remind`,
+        '--events',
+        'approval.requested',
+        '--remind-after',
+        '5s',
+        '--escalate-to',
+        'oncall',
+      ],
       env,
     );
     for (let i = 0; i < 2; i++) {
@@ -116,5 +181,51 @@ describe.skipIf('skip' in server)('notification delivery from two daemon replica
       }),
     );
     expect(delivered[0]! + delivered[1]!).toBe(DECISIONS);
+  });
+
+  it('each pending approval is reminded once, and escalated once, though both replicas sweep', async () => {
+    const deferred = await Promise.all(
+      Array.from({ length: APPROVALS }, (_, i) =>
+        call(`${daemons[i % 2]!.url}/v1/action`, {
+          ca,
+          method: 'POST',
+          headers: { authorization: `Bearer ${bot}` },
+          body: {
+            tenant_id: 'acme',
+            actor_id: 'bot',
+            capability: 'payments.send',
+            action: 'write',
+            task_id: 't1',
+            effect_key_step: `pay-${i}`,
+            amount_usd: 0.1,
+          },
+        }),
+      ),
+    );
+    expect(deferred.map((d) => d.status)).toEqual(Array(APPROVALS).fill(202));
+    const approvals = deferred.map((d) => (d.body.approval as { approval_id: string }).approval_id).sort();
+    const at = (path: string) =>
+      reminders
+        .filter((r) => r[0] === path)
+        .map((r) => r[1])
+        .sort();
+    await until('every reminder and escalation delivered', () =>
+      at('/remind').length >= APPROVALS && at('/oncall').length >= APPROVALS ? true : undefined,
+    );
+    // Drained: nothing pending in the outbox, which holds one reminder per (approval, destination).
+    await until('an empty outbox', async () => {
+      const p = await runJson<{ items: unknown[] }>(
+        ['notify', 'deliveries', ...t, '--state', 'pending'],
+        env,
+      );
+      return p.items.length === 0 ? true : undefined;
+    });
+    expect(at('/remind')).toEqual(approvals);
+    expect(at('/oncall')).toEqual(approvals);
+    const all = await runJson<{ items: { event_type: string }[] }>(
+      ['notify', 'deliveries', ...t, '--limit', '200'],
+      env,
+    );
+    expect(all.items.filter((d) => d.event_type === 'approval.reminder')).toHaveLength(2 * APPROVALS);
   });
 });

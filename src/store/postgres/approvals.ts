@@ -19,15 +19,18 @@ import {
   approvalToDecide,
   readableApproval,
   toApprovalRecord,
+  toDueReminder,
   toExpiredApproval,
   type ApprovalRow,
+  type ReminderRow,
 } from '../rows/approval.js';
 import { keysetPage } from '../rows/keyset.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 import { appendJournal } from './journal.js';
 import { lockTenant } from './locks.js';
 import type { ApprovalExpiryOps } from '../../core/notify/approval-expiry.js';
-import { MARK_EXPIRY, numbered } from '../notify-sql.js';
+import type { ApprovalReminderOps } from '../../core/notify/approval-reminder.js';
+import { MARK_EXPIRY, MARK_REMINDER, numbered, REMINDED_OF, REMINDER_PAIRS } from '../notify-sql.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
 const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
@@ -58,6 +61,43 @@ export function approvalExpiryOpsIn(tx: PgTx): Async<ApprovalExpiryOps> {
       ).map(toExpiredApproval),
     markExpiryAnnounced: async (tenantId, approvalId, now) =>
       (await tx.query(`${numbered(MARK_EXPIRY)} RETURNING 1`, [tenantId, approvalId, now])).length,
+  };
+}
+
+/**
+ * The reminder sweep's reads and writes. The approvals found are locked as the expiry sweep
+ * locks them, so another replica's sweep skips them; what it committed just before our lock
+ * is read again by `remindedOf` (a fresh statement under READ COMMITTED).
+ */
+export function approvalReminderOpsIn(tx: PgTx): Async<ApprovalReminderOps> {
+  return {
+    ...pgOutbox(tx),
+    dueReminders: async (now, limit) =>
+      (
+        await tx.query<ReminderRow>(
+          numbered(
+            `${SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
+             ${REMINDER_PAIRS}
+               AND extract(epoch FROM (?::timestamptz - a.created_at::timestamptz)) >= d.remind_after_seconds
+             ORDER BY a.created_at, a.tenant_id, a.id, d.id LIMIT ? FOR UPDATE OF a SKIP LOCKED`,
+          ),
+          [now, now, limit],
+        )
+      ).map(toDueReminder),
+    remindedOf: async (tenantId, approvalId) =>
+      (await tx.query<{ destination_id: string }>(numbered(REMINDED_OF), [tenantId, approvalId])).map(
+        (r) => r.destination_id,
+      ),
+    markReminded: async (tenantId, approvalId, destinationId, eventId, now) =>
+      (
+        await tx.query(`${numbered(MARK_REMINDER)} RETURNING 1`, [
+          tenantId,
+          approvalId,
+          destinationId,
+          eventId,
+          now,
+        ])
+      ).length,
   };
 }
 

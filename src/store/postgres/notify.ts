@@ -44,8 +44,9 @@ import {
 } from '../rows/notify.js';
 import { pgStoreError, type PgDb } from './database.js';
 import { pgOutbox, SUBSCRIBERS } from './outbox.js';
-import { approvalExpiryOpsIn } from './approvals.js';
+import { approvalExpiryOpsIn, approvalReminderOpsIn } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
+import { approvalReminder } from '../../core/notify/approval-reminder.js';
 import { runAsync, type UseCase } from '../../core/use-case.js';
 import type { OutboxOps } from '../../core/notify/outbox.js';
 
@@ -219,6 +220,10 @@ export class PgNotify implements NotifyRepo {
 
   async announceExpired(now: Date, limit: number): Promise<number> {
     return this.db.tx((tx) => runAsync(approvalExpiry(now, limit), approvalExpiryOpsIn(tx)));
+  }
+
+  async announceReminders(now: Date, limit: number): Promise<number> {
+    return this.db.tx((tx) => runAsync(approvalReminder(now, limit), approvalReminderOpsIn(tx)));
   }
 
   async purgeDead(before: string): Promise<number> {

@@ -9,6 +9,7 @@ import type { ApprovalDecisionWrite, ApprovalToDecide } from '../../core/approva
 import type { AmountSource } from '../../core/decision/request.js';
 import type { ApprovalRecord } from '../query-ports.js';
 import type { ExpiredApproval } from '../../core/notify/approval-expiry.js';
+import type { DueReminder } from '../../core/notify/approval-reminder.js';
 import { micros, type DbInt } from './numbers.js';
 
 /** An approval row joined with its intent text and its capability's approvers, as both drivers return it. */
@@ -68,6 +69,18 @@ export const toExpiredApproval = (r: ApprovalRow): ExpiredApproval => ({
   intent: typeof r.intent === 'string' ? r.intent : null,
   expiresAt: r.expires_at,
   createdAt: r.created_at,
+});
+
+/** An approval row of the reminder sweep, with the destination that reminds of it. */
+export interface ReminderRow extends ApprovalRow {
+  reminder_destination: string;
+  reminder_escalate_to: string | null;
+}
+
+export const toDueReminder = (r: ReminderRow): DueReminder => ({
+  ...toExpiredApproval(r),
+  destinationId: r.reminder_destination,
+  escalateTo: r.reminder_escalate_to,
 });
 
 export const approvalToDecide = (r: ApprovalRow): ApprovalToDecide => ({

@@ -14,15 +14,18 @@ import type {
 } from '../query-ports.js';
 import { prep, storeError, type Db } from './database.js';
 import type { ApprovalExpiryOps } from '../../core/notify/approval-expiry.js';
-import { MARK_EXPIRY } from '../notify-sql.js';
+import type { ApprovalReminderOps } from '../../core/notify/approval-reminder.js';
+import { MARK_EXPIRY, MARK_REMINDER, REMINDED_OF, REMINDER_PAIRS } from '../notify-sql.js';
 import { toActor, type ActorRow } from '../rows/actor.js';
 import {
   approvalDecisionValues,
   approvalToDecide,
   readableApproval,
   toApprovalRecord,
+  toDueReminder,
   toExpiredApproval,
   type ApprovalRow,
+  type ReminderRow,
 } from '../rows/approval.js';
 import { JournalWriter } from './journal.js';
 import { sqliteOutbox } from './outbox.js';
@@ -92,6 +95,30 @@ export function approvalExpiryOps(db: Db): ApprovalExpiryOps {
       ).map(toExpiredApproval),
     markExpiryAnnounced: (tenantId, approvalId, now) =>
       prep(db, MARK_EXPIRY).run(tenantId, approvalId, now).changes,
+  };
+}
+
+/** The reminder sweep's reads and writes, inside the caller's write transaction (the single writer). */
+export function approvalReminderOps(db: Db): ApprovalReminderOps {
+  return {
+    ...sqliteOutbox(db),
+    dueReminders: (now, limit) =>
+      (
+        prep(
+          db,
+          `${SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
+           ${REMINDER_PAIRS} AND (julianday(?) - julianday(a.created_at)) * 86400.0 >= d.remind_after_seconds
+           ORDER BY a.created_at, a.tenant_id, a.id, d.id LIMIT ?`,
+        )
+          .safeIntegers(true)
+          .all(now, now, limit) as ReminderRow[]
+      ).map(toDueReminder),
+    remindedOf: (tenantId, approvalId) =>
+      (prep(db, REMINDED_OF).all(tenantId, approvalId) as { destination_id: string }[]).map(
+        (r) => r.destination_id,
+      ),
+    markReminded: (tenantId, approvalId, destinationId, eventId, now) =>
+      prep(db, MARK_REMINDER).run(tenantId, approvalId, destinationId, eventId, now).changes,
   };
 }
 

@@ -43,8 +43,9 @@ import {
 } from '../rows/notify.js';
 import { prep, storeError, type Db } from './database.js';
 import { sqliteOutbox } from './outbox.js';
-import { approvalExpiryOps } from './approvals.js';
+import { approvalExpiryOps, approvalReminderOps } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
+import { approvalReminder } from '../../core/notify/approval-reminder.js';
 import { runSync, type UseCase } from '../../core/use-case.js';
 import type { OutboxOps } from '../../core/notify/outbox.js';
 import { writeTransaction } from './write-lock.js';
@@ -219,6 +220,14 @@ export class SqliteNotify implements NotifyRepo {
     return writeTransaction(
       this.db,
       this.db.transaction(() => runSync(approvalExpiry(now, limit), ops)),
+    );
+  }
+
+  async announceReminders(now: Date, limit: number): Promise<number> {
+    const ops = approvalReminderOps(this.db);
+    return writeTransaction(
+      this.db,
+      this.db.transaction(() => runSync(approvalReminder(now, limit), ops)),
     );
   }
 

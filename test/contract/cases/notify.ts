@@ -518,5 +518,150 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(await s.notify.purgeDead(at(3000))).toBe(3);
       expect(await s.notify.deliveries('acme', { limit: 10 })).toEqual([]);
     });
+
+    describe('reminders', () => {
+      const approvalOf = (d: unknown) => (d as { approval: { approvalId: string } }).approval.approvalId;
+      const reminders = async (s: Store) =>
+        (await due(s))
+          .filter((c) => c.event.type === 'approval.reminder')
+          .map((c) => ({
+            to: c.destination.id,
+            approval: c.event.data.approval_id,
+            escalated: c.event.data.escalated,
+            pending: c.event.data.pending_seconds,
+          }))
+          .sort((x, y) => `${x.to}${String(x.approval)}`.localeCompare(`${y.to}${String(y.approval)}`));
+
+      it('reminds each destination once its delay has passed, once per approval, and escalates the same event', async () => {
+        const s = await h().open({ clock: () => new Date(T0) });
+        await provision(s);
+        await s.notify.addDestination(
+          destination('remind', ['approval.requested'], { remindAfterSeconds: 60, escalateTo: 'oncall' }),
+        );
+        // the escalation target takes the reminder whatever it subscribed to
+        await s.notify.addDestination(destination('oncall', ['budget.threshold']));
+        await s.notify.addDestination(destination('late', ['approval.*'], { remindAfterSeconds: 3600 }));
+        await s.notify.addDestination(destination('quiet', ['approval.*']));
+        // reminds, but would not receive approval.requested: never reminded
+        await s.notify.addDestination(
+          destination('refusals', ['decision.refused'], { remindAfterSeconds: 60 }),
+        );
+        await s.notify.addDestination(
+          destination('off', ['*'], { remindAfterSeconds: 60, enabled: false, disabledReason: 'test' }),
+        );
+        const id = approvalOf(
+          await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules()),
+        );
+
+        expect(await s.notify.announceReminders(new Date(at(59_000)), 10)).toBe(0);
+        expect(await s.notify.announceReminders(new Date(at(61_000)), 10)).toBe(1);
+        expect(await s.notify.announceReminders(new Date(at(62_000)), 10)).toBe(0);
+        expect(await s.notify.announceReminders(new Date(at(3_601_000)), 10)).toBe(1);
+        expect(await s.notify.announceReminders(new Date(at(3_700_000)), 10)).toBe(0);
+
+        expect(await reminders(s)).toEqual([
+          { to: 'late', approval: id, escalated: false, pending: 3601 },
+          { to: 'oncall', approval: id, escalated: true, pending: 61 },
+          { to: 'remind', approval: id, escalated: false, pending: 61 },
+        ]);
+        const claimed = (await s.notify.deliveries('acme', { limit: 50 })).filter(
+          (d) => d.eventType === 'approval.reminder',
+        );
+        expect(claimed).toHaveLength(3);
+      });
+
+      it('does not remind of an approval decided or expired', async () => {
+        const s = await h().open({ clock: () => new Date(T0) });
+        await provision(s);
+        await s.notify.addDestination(destination('remind', ['approval.*'], { remindAfterSeconds: 60 }));
+        const decided = approvalOf(
+          await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules()),
+        );
+        const open = approvalOf(
+          await s.decisions.decide(request('payments.send', 't1', 'p2', 3), bot, 'new', rules()),
+        );
+        await s.approvals.decide({
+          tenantId: 'acme',
+          approvalId: decided,
+          deciderId: 'alice',
+          decision: 'approve',
+          note: null,
+          channel: 'cli',
+          at: new Date(at(1000)),
+        });
+        // past its expiry the open one is no longer reminded either
+        expect(await s.notify.announceReminders(new Date(at(APPROVAL_TTL_MS + 1000)), 10)).toBe(0);
+        expect(await s.notify.announceReminders(new Date(at(61_000)), 10)).toBe(1);
+        expect(await reminders(s)).toEqual([{ to: 'remind', approval: open, escalated: false, pending: 61 }]);
+      });
+
+      it('skips a removed destination, one added after the request, and an escalation target that is disabled or does not exist', async () => {
+        const s = await h().open({ clock: () => new Date(T0) });
+        await provision(s);
+        await s.notify.addDestination(
+          destination('r1', ['approval.requested'], { remindAfterSeconds: 60, escalateTo: 'nobody' }),
+        );
+        await s.notify.addDestination(
+          destination('r2', ['approval.requested'], { remindAfterSeconds: 60, escalateTo: 'offcall' }),
+        );
+        await s.notify.addDestination(
+          destination('offcall', ['approval.requested'], { enabled: false, disabledReason: 'test' }),
+        );
+        await s.notify.addDestination(destination('r3', ['approval.requested'], { remindAfterSeconds: 60 }));
+        const id = approvalOf(
+          await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules()),
+        );
+        expect(await s.notify.removeDestination('acme', 'r3')).toBe(true);
+        // added after the approval was requested: it was never sent it, so it is not reminded of it
+        await s.notify.addDestination(
+          destination('r4', ['approval.requested'], { remindAfterSeconds: 60, createdAt: at(1000) }),
+        );
+        expect(await s.notify.announceReminders(new Date(at(61_000)), 10)).toBe(2);
+        expect(await reminders(s)).toEqual([
+          { to: 'r1', approval: id, escalated: false, pending: 61 },
+          { to: 'r2', approval: id, escalated: false, pending: 61 },
+        ]);
+      });
+
+      it('two sweeps at once, on two connections, remind each pair once', async () => {
+        const s = await h().open({ clock: () => new Date(T0) });
+        await provision(s);
+        await s.notify.addDestination(
+          destination('remind', ['approval.requested'], { remindAfterSeconds: 60, escalateTo: 'oncall' }),
+        );
+        await s.notify.addDestination(destination('oncall', ['approval.requested']));
+        const ids: string[] = [];
+        for (const step of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6']) {
+          ids.push(
+            approvalOf(
+              await s.decisions.decide(request('payments.send', 't1', step, 1), bot, 'new', rules()),
+            ),
+          );
+        }
+        const s2 = await h().reopen(s, { clock: () => new Date(T0) });
+        const now = new Date(at(61_000));
+        const sweep = async (store: Store) => {
+          let n = 0;
+          for (let m = -1; m !== 0; n += m) m = await store.notify.announceReminders(now, 2);
+          return n;
+        };
+        const [a, b] = await Promise.all([sweep(s), sweep(s2)]);
+        expect(a + b).toBe(6);
+        const got = await reminders(s);
+        expect(
+          got
+            .filter((r) => r.to === 'remind')
+            .map((r) => r.approval)
+            .sort(),
+        ).toEqual([...ids].sort());
+        expect(
+          got
+            .filter((r) => r.to === 'oncall')
+            .map((r) => r.approval)
+            .sort(),
+        ).toEqual([...ids].sort());
+        expect(got.every((r) => r.escalated === (r.to === 'oncall'))).toBe(true);
+      });
+    });
   });
 }
