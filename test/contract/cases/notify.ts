@@ -4,10 +4,12 @@ import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
 import { APPROVAL_TTL_MS } from '../../../src/core/decision/decide.js';
 import { EVENT_PAYLOADS } from '../../../src/api/event-payloads.js';
+import { eventEnvelope } from '../../../src/core/notify/event.js';
 import { PolicyCache } from '../../../src/daemon/policy-cache.js';
 import type { NotifyDestination } from '../../../src/store/notify-ports.js';
 import type { Store } from '../../../src/store/ports.js';
 import type { StoreHarness } from '../harness.js';
+import { webhookConformance } from '../../helpers/openapi-conformance.js';
 import { request } from '../../helpers/pg-seed.js';
 import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 import { human, T0 } from './fixtures.js';
@@ -62,7 +64,12 @@ function destination(id: string, events: string[], o: Partial<NotifyDestination>
 /** Every event due now, claimed by `owner`: [type, destination, data]. */
 async function due(store: Store, owner = 'w1', now = at(APPROVAL_TTL_MS * 3)) {
   const claimed = await store.notify.claimDue(now, owner, at(APPROVAL_TTL_MS * 4), 100);
-  for (const c of claimed) EVENT_PAYLOADS[c.event.type].parse(c.event.data);
+  const documented = await webhookConformance();
+  for (const c of claimed) {
+    EVENT_PAYLOADS[c.event.type].parse(c.event.data);
+    // and it is what the OpenAPI document's `webhooks` entry of its type describes
+    expect(documented.checkWebhook(eventEnvelope(c.event))).toBeUndefined();
+  }
   return claimed;
 }
 
