@@ -12,6 +12,7 @@ import type {
 import {
   BUMP_REGISTRY,
   COUNTS,
+  TENANT_COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
@@ -54,6 +55,7 @@ const SQL = {
   disableDestination: numbered(DISABLE_DESTINATION),
   recordAttempt: `${numbered(RECORD_ATTEMPT)} RETURNING 1`,
   redeliver: `${numbered(REDELIVER)} RETURNING 1`,
+  tenantCounts: numbered(TENANT_COUNTS),
   page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
   purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
   forgetMessages: numbered(FORGET_MESSAGES),
@@ -193,8 +195,12 @@ export class PgNotify implements NotifyRepo {
     );
   }
 
-  async counts(): Promise<NotifyCounts> {
-    const [r] = await this.db.query<{ pending: string; dead: string; disabled: string }>(COUNTS);
+  async counts(tenantId?: string): Promise<NotifyCounts> {
+    type Row = { pending: string; dead: string; disabled: string };
+    const [r] =
+      tenantId === undefined
+        ? await this.db.query<Row>(COUNTS)
+        : await this.db.query<Row>(SQL.tenantCounts, [tenantId, tenantId, tenantId]);
     return { pending: Number(r!.pending), dead: Number(r!.dead), disabled: Number(r!.disabled) };
   }
 

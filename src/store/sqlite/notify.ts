@@ -12,6 +12,7 @@ import type {
 import {
   BUMP_REGISTRY,
   COUNTS,
+  TENANT_COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
@@ -198,8 +199,12 @@ export class SqliteNotify implements NotifyRepo {
     );
   }
 
-  async counts(): Promise<NotifyCounts> {
-    const r = prep(this.db, COUNTS).get() as { pending: number; dead: number; disabled: number };
+  async counts(tenantId?: string): Promise<NotifyCounts> {
+    const q =
+      tenantId === undefined
+        ? prep(this.db, COUNTS).get()
+        : prep(this.db, TENANT_COUNTS).get(tenantId, tenantId, tenantId);
+    const r = q as { pending: number; dead: number; disabled: number };
     return { pending: Number(r.pending), dead: Number(r.dead), disabled: Number(r.disabled) };
   }
 

@@ -332,6 +332,9 @@ export function notifyContract(h: () => StoreHarness): void {
       ).toBe(true);
       expect(third!.event.id).toBe(c!.event.id);
       expect(await s.notify.counts()).toEqual({ pending: 0, dead: 1, disabled: 0 });
+      // per tenant (the console's page): this tenant's, and nothing of it counted for another
+      expect(await s.notify.counts('acme')).toEqual({ pending: 0, dead: 1, disabled: 0 });
+      expect(await s.notify.counts('globex')).toEqual({ pending: 0, dead: 0, disabled: 0 });
       expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(true);
       expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(false);
       const [fourth] = await s.notify.claimDue(at(100_000), 'w4', at(160_000), 10);
@@ -405,6 +408,8 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(states).toEqual(['disabled', 'disabled', 'disabled', 'disabled']);
       expect(await s.notify.claimDue(at(3000), 'w1', at(63_000), 10)).toEqual([]);
       expect(await s.notify.counts()).toEqual({ pending: 0, dead: 0, disabled: 1 });
+      expect(await s.notify.counts('acme')).toEqual({ pending: 0, dead: 0, disabled: 1 });
+      expect(await s.notify.counts('globex')).toEqual({ pending: 0, dead: 0, disabled: 0 });
     });
 
     it('pages one delivery at a time through an event sent to two destinations, missing none', async () => {
