@@ -8,7 +8,7 @@ import { testDestination, type TestResult } from '../../src/provisioning/notify-
 
 export default class NotifyTest extends DataDirCommand {
   static override summary =
-    'Send one signed test notification to a destination now, from this command (not queued, not retried), and say what the receiver answered.';
+    'Send one test notification to a destination now, from this command (not queued, not retried; signed for a webhook), and say what the receiver answered.';
   static override description =
     "The event is of the first type the destination subscribes to, with data.test true and no record id. The outbound rules are the daemon's: give the same --notify-allow-loopback-http and --notify-allow-private as `svc daemon start`. Exits 1 unless the receiver answered 2xx.";
   static override examples = [

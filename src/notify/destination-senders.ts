@@ -1,12 +1,16 @@
 import type { NotifyDestination } from '../store/notify-ports.js';
 import type { CredentialResolver } from '../integration/credentials.js';
 import type { DestinationSender } from './delivery-loop.js';
+import { sendChat } from './chat-sender.js';
+import { sendCollab } from './collab-sender.js';
 import { sendWebhook } from './webhook-sender.js';
 
 /** The sender of each destination kind the daemon delivers to today. */
 export const DESTINATION_SENDERS: Partial<Record<NotifyDestination['kind'], DestinationSender>> = {
   webhook: async (c) =>
     sendWebhook({ url: c.destination.url, secrets: await c.secrets() }, c.event, c.policy, c.now),
+  chat: sendChat,
+  collab: sendCollab,
 };
 
 /**

@@ -23,6 +23,21 @@ export interface OutboundPost {
   body: string;
 }
 
+/** A request whose answer the sender reads (a chat API's `ok`, a token, an activity id). */
+export interface OutboundExchange extends OutboundPost {
+  method: 'POST' | 'PUT';
+}
+
+/**
+ * An attempt's outcome and, when the receiver answered within the size bound, its body. The
+ * body is for the sender to parse and drop: never to log, record or quote in an error.
+ */
+export interface OutboundAnswer {
+  outcome: SendOutcome;
+  /** undefined when nothing was answered, or the answer went past `policy.maxResponseBytes` */
+  body?: Buffer;
+}
+
 const systemResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 const TIMEOUT_CODES = new Set([
@@ -144,14 +159,28 @@ export async function postOutbound(
   policy: OutboundPolicy,
   options: OutboundOptions = {},
 ): Promise<SendOutcome> {
+  return (await exchangeOutbound({ ...post, method: 'POST' }, policy, options)).outcome;
+}
+
+/**
+ * One request under the same policy as `postOutbound`, whose answer's body is handed back
+ * when it fits `policy.maxResponseBytes` (a chat API answers 200 with `ok: false`, so the
+ * status line alone does not say whether it worked).
+ */
+export async function exchangeOutbound(
+  post: OutboundExchange,
+  policy: OutboundPolicy,
+  options: OutboundOptions = {},
+): Promise<OutboundAnswer> {
   let u: URL;
   try {
     u = new URL(post.url);
   } catch {
-    return { kind: 'refused', error: 'bad_url' };
+    return { outcome: { kind: 'refused', error: 'bad_url' } };
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') return { kind: 'refused', error: 'bad_url' };
-  if (u.username !== '' || u.password !== '') return { kind: 'refused', error: 'bad_url' };
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    return { outcome: { kind: 'refused', error: 'bad_url' } };
+  if (u.username !== '' || u.password !== '') return { outcome: { kind: 'refused', error: 'bad_url' } };
 
   let agent: Agent | undefined;
   let body: { destroy(): unknown } | undefined;
@@ -161,8 +190,8 @@ export async function postOutbound(
   });
   try {
     const checked = await checkAddresses(u, policy, options.resolve ?? systemResolve, deadline);
-    if (!checked.ok) return checked.outcome;
-    if (deadline.expired) return { kind: 'retry', status: null, error: 'timeout' };
+    if (!checked.ok) return { outcome: checked.outcome };
+    if (deadline.expired) return { outcome: { kind: 'retry', status: null, error: 'timeout' } };
 
     // One agent per attempt, pinned to this attempt's checked addresses and closed after it:
     // no pooled connection outlives the check that allowed it.
@@ -181,7 +210,7 @@ export async function postOutbound(
     let timedOut = false;
     try {
       const res = await request(u, {
-        method: 'POST',
+        method: post.method,
         headers: post.headers,
         body: post.body,
         dispatcher: agent,
@@ -189,23 +218,29 @@ export async function postOutbound(
       });
       body = res.body;
       const status = res.statusCode;
+      const chunks: Buffer[] = [];
       let read = 0;
+      let whole = false;
       try {
         for await (const chunk of res.body as AsyncIterable<Buffer>) {
           read += chunk.length;
           if (read > policy.maxResponseBytes) break;
+          chunks.push(chunk);
         }
+        whole = read <= policy.maxResponseBytes;
       } catch {
         // a body cut by the deadline or the receiver: the status line already answered
       }
       res.body.destroy();
-      if (status >= 200 && status < 300) return { kind: 'delivered', status };
-      if (status === 410) return { kind: 'gone', status: 410 };
-      if (status >= 300 && status < 400) return { kind: 'retry', status, error: 'redirect' };
-      return { kind: 'retry', status, error: `status_${status}` };
+      const answered = whole ? { body: Buffer.concat(chunks) } : {};
+      if (status >= 200 && status < 300) return { outcome: { kind: 'delivered', status }, ...answered };
+      if (status === 410) return { outcome: { kind: 'gone', status: 410 }, ...answered };
+      if (status >= 300 && status < 400)
+        return { outcome: { kind: 'retry', status, error: 'redirect' }, ...answered };
+      return { outcome: { kind: 'retry', status, error: `status_${status}` }, ...answered };
     } catch (err) {
       timedOut = deadline.expired;
-      return { kind: 'retry', status: null, error: failureCode(err, timedOut) };
+      return { outcome: { kind: 'retry', status: null, error: failureCode(err, timedOut) } };
     }
   } finally {
     deadline.clear();

@@ -54,6 +54,13 @@ export interface PostedMessage {
   postedAt: string;
 }
 
+/** A human who may decide an approval and whom a chat destination can reach directly. */
+export interface ChatApprover {
+  actorId: string;
+  /** the actor's registered chat user id (`--chat-user-id`) */
+  chatUserId: string;
+}
+
 export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'disabled';
 
 /** One event for one destination: the unit that is attempted, retried and dead-lettered. */
@@ -150,6 +157,17 @@ export interface NotifyRepo {
   saveMessage(m: PostedMessage): Promise<void>;
   /** The messages a destination posted for an approval, oldest first. */
   messages(tenantId: string, destinationId: string, approvalId: string): Promise<PostedMessage[]>;
+  /**
+   * The humans with a chat user id who may decide an approval of `capability`
+   * (core/approval.ts `decisionRefusal`: the approver role, or named by the capability),
+   * never `requesterId`; ordered by actor id.
+   */
+  chatApprovers(tenantId: string, capability: string, requesterId: string): Promise<ChatApprover[]>;
+  /**
+   * Whether a delivery that posts a message for the approval (`approval.requested`,
+   * `approval.reminder`) to the destination is still pending: its outcome waits for it.
+   */
+  postPending(tenantId: string, destinationId: string, approvalId: string): Promise<boolean>;
   /**
    * An event that reports no stored change (`attestation.failed`: the anchor stands without
    * its attestation), written by its outbox use case in a transaction of its own.

@@ -8,6 +8,8 @@ export interface Subscriber {
   kind: string;
   events: readonly string[];
   enabled: boolean;
+  /** the destination this one's reminders also go to */
+  escalateTo?: string | null;
 }
 
 /**
@@ -24,24 +26,30 @@ export interface OutboxOps {
 /** Kinds that post a message people act on, and so must see the outcome too. */
 const MESSAGE_KINDS = new Set(['chat', 'collab']);
 const OUTCOMES = new Set<EventType>(['approval.decided', 'approval.expired']);
+const POSTS_BUTTONS: readonly EventType[] = ['approval.requested', 'approval.reminder'];
 
-/** Whether a destination takes an event of `type`. */
-export function takes(s: Subscriber, type: EventType): boolean {
+/**
+ * Whether a destination takes an event of `type`; `escalation` says whether another enabled
+ * destination of the tenant escalates its reminders to this one.
+ */
+export function takes(s: Subscriber, type: EventType, escalation = false): boolean {
   if (!s.enabled) return false;
   if (s.events.some((p) => typeMatches(p, type))) return true;
   // A chat or collab message with Approve / Deny buttons is turned into the outcome once the
   // approval is decided from any channel, or expires: buttons that no longer work must not
-  // stay on screen, whatever else the destination subscribed to.
+  // stay on screen, whatever else the destination subscribed to. An escalation destination
+  // gets reminders (with buttons) whatever it subscribed to, so it gets outcomes too.
   return (
     MESSAGE_KINDS.has(s.kind) &&
     OUTCOMES.has(type) &&
-    s.events.some((p) => typeMatches(p, 'approval.requested'))
+    (escalation || s.events.some((p) => POSTS_BUTTONS.some((t) => typeMatches(p, t))))
   );
 }
 
 /** The enabled destinations that take `type`. */
 export function subscribedTo(subscribers: readonly Subscriber[], type: EventType): string[] {
-  return subscribers.filter((s) => takes(s, type)).map((s) => s.id);
+  const escalations = new Set(subscribers.filter((s) => s.enabled).map((s) => s.escalateTo));
+  return subscribers.filter((s) => takes(s, type, escalations.has(s.id))).map((s) => s.id);
 }
 
 /** A new event of the tenant; `data` always carries `tenant_id`. */

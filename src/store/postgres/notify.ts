@@ -1,5 +1,7 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import { CHAT_APPROVERS, POST_PENDING, type ChatApproverRow } from '../notify-recipients-sql.js';
 import type {
+  ChatApprover,
   DeliveryAttempt,
   DeliveryQuery,
   DeliveryRecord,
@@ -62,6 +64,14 @@ const SQL = {
   forgetReminders: numbered(FORGET_REMINDERS),
   saveMessage: numbered(SAVE_MESSAGE),
   messagesOf: numbered(MESSAGES_OF),
+  chatApprovers: numbered(CHAT_APPROVERS)
+    .replace('json_each(a.roles) r WHERE r.value', 'json_array_elements_text(a.roles::json) r WHERE r')
+    .replace('json_each(c.approvers) n', 'json_array_elements_text(c.approvers::json) n')
+    .replace('n.value = a.id', 'n = a.id'),
+  postPending: numbered(POST_PENDING).replace(
+    "json_extract(e.data, '$.approval_id')",
+    "(e.data::json ->> 'approval_id')",
+  ),
 };
 
 export class PgNotify implements NotifyRepo {
@@ -193,6 +203,15 @@ export class PgNotify implements NotifyRepo {
     return (await this.db.query<MessageRow>(SQL.messagesOf, [tenantId, destinationId, approvalId])).map(
       toMessage,
     );
+  }
+
+  async chatApprovers(tenantId: string, capability: string, requesterId: string): Promise<ChatApprover[]> {
+    const rows = await this.db.query<ChatApproverRow>(SQL.chatApprovers, [tenantId, requesterId, capability]);
+    return rows.map((r) => ({ actorId: r.actor_id, chatUserId: r.chat_user_id }));
+  }
+
+  async postPending(tenantId: string, destinationId: string, approvalId: string): Promise<boolean> {
+    return (await this.db.query(SQL.postPending, [tenantId, destinationId, approvalId])).length > 0;
   }
 
   async counts(tenantId?: string): Promise<NotifyCounts> {

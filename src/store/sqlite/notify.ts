@@ -1,5 +1,7 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import { CHAT_APPROVERS, POST_PENDING, type ChatApproverRow } from '../notify-recipients-sql.js';
 import type {
+  ChatApprover,
   DeliveryAttempt,
   DeliveryQuery,
   DeliveryRecord,
@@ -197,6 +199,15 @@ export class SqliteNotify implements NotifyRepo {
     return (prep(this.db, MESSAGES_OF).all(tenantId, destinationId, approvalId) as MessageRow[]).map(
       toMessage,
     );
+  }
+
+  async chatApprovers(tenantId: string, capability: string, requesterId: string): Promise<ChatApprover[]> {
+    const rows = prep(this.db, CHAT_APPROVERS).all(tenantId, requesterId, capability) as ChatApproverRow[];
+    return rows.map((r) => ({ actorId: r.actor_id, chatUserId: r.chat_user_id }));
+  }
+
+  async postPending(tenantId: string, destinationId: string, approvalId: string): Promise<boolean> {
+    return prep(this.db, POST_PENDING).get(tenantId, destinationId, approvalId) !== undefined;
   }
 
   async counts(tenantId?: string): Promise<NotifyCounts> {

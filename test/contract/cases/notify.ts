@@ -126,6 +126,65 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(await s.notify.messages('acme', 'chat', 'apr_1')).toEqual([]);
     });
 
+    it('names the humans with a chat user id who may decide, and whether a post of an approval is still pending', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.actors.add(human('acme', 'bob', { roles: ['approver'], chatUserId: 'U_BOB' }));
+      await s.actors.add(human('acme', 'carol', { roles: [], chatUserId: 'U_CAROL' }));
+      await s.actors.add(human('acme', 'dave', { roles: ['approver'] }));
+      await s.actors.add(human('acme', 'erin', { roles: ['manager'], chatUserId: 'U_ERIN' }));
+      await s.actors.add(
+        human('acme', 'svcbot', { kind: 'service', roles: ['approver'], chatUserId: 'U_SVC' }),
+      );
+      await s.capabilities.put(
+        capabilityRecord('acme', 'payments.send', T0, {
+          tier: 4,
+          irreversible: true,
+          actions: ['write'],
+          costMicros: 1_000_000n,
+          approvers: ['carol'],
+        }),
+      );
+      const bob = { actorId: 'bob', chatUserId: 'U_BOB' };
+      const carol = { actorId: 'carol', chatUserId: 'U_CAROL' };
+      // the approver role, or named by the capability; a human; never the requester
+      expect(await s.notify.chatApprovers('acme', 'payments.send', 'bot')).toEqual([bob, carol]);
+      expect(await s.notify.chatApprovers('acme', 'crm.paid', 'bot')).toEqual([bob]);
+      expect(await s.notify.chatApprovers('acme', 'payments.send', 'bob')).toEqual([carol]);
+
+      await s.notify.addDestination(
+        destination('chat', ['approval.requested'], {
+          kind: 'chat',
+          url: 'https://slack.com/api',
+          settings: { channel: 'C0123', toApprovers: false },
+        }),
+      );
+      await s.notify.addDestination(destination('hook', ['approval.requested']));
+      const d1 = await s.decisions.decide(request('payments.send', 't1', 'p1', 2), bot, 'new', rules());
+      const approvalId = (d1 as { approval: { approvalId: string } }).approval.approvalId;
+      expect(await s.notify.postPending('acme', 'chat', approvalId)).toBe(true);
+      expect(await s.notify.postPending('acme', 'chat', 'apr_another')).toBe(false);
+      expect(await s.notify.postPending('acme', 'absent', approvalId)).toBe(false);
+      const claimed = await due(s);
+      for (const c of claimed) {
+        if (c.destination.id !== 'chat') continue;
+        await s.notify.recordAttempt({
+          tenantId: 'acme',
+          eventId: c.event.id,
+          destinationId: 'chat',
+          owner: 'w1',
+          at: at(1000),
+          outcome: 'delivered',
+          status: 200,
+          error: null,
+          nextAttemptAt: null,
+        });
+      }
+      expect(await s.notify.postPending('acme', 'chat', approvalId)).toBe(false);
+      // the webhook's delivery of the same approval is still pending: not a post of this destination
+      expect(await s.notify.postPending('acme', 'hook', approvalId)).toBe(true);
+    });
+
     it('writes nothing when no destination subscribes', async () => {
       const s = await h().open({ clock: () => new Date(T0) });
       await provision(s);

@@ -33,6 +33,16 @@ describe('the outbox rules', () => {
     expect(subscribedTo(subs, 'access_request.created')).toEqual([]);
   });
 
+  it('sends the outcome to a chat destination that only gets escalated reminders', () => {
+    const subs = [
+      { id: 'mail', kind: 'email', events: ['approval.requested'], enabled: true, escalateTo: 'oncall' },
+      { id: 'oncall', kind: 'chat', events: ['budget.threshold'], enabled: true },
+      { id: 'quiet', kind: 'chat', events: ['budget.threshold'], enabled: true },
+    ];
+    expect(subscribedTo(subs, 'approval.decided')).toEqual(['oncall']);
+    expect(subscribedTo([{ ...subs[0]!, enabled: false }, ...subs.slice(1)], 'approval.decided')).toEqual([]);
+  });
+
   it('writes nothing, and builds no payload, when nobody subscribes', () => {
     const { ops, events } = memoryOutbox([
       { id: 'a', kind: 'webhook', events: ['approval.*'], enabled: true },
