@@ -335,7 +335,7 @@ describe('console notifications page and approval links in chromium (built binar
     await page.goto(`${consoleProc.url}/#/approvals/apr_does_not_exist`);
     await page
       .locator('#linked-approval [role="alert"]')
-      .filter({ hasText: 'no approval apr_does_not_exist that you may read' })
+      .filter({ hasText: 'no such approval that you may read' })
       .waitFor();
   });
 
@@ -344,7 +344,7 @@ describe('console notifications page and approval links in chromium (built binar
     await signIn(tokens.audra, `#/approvals/${oldest}`);
     await page
       .locator('#linked-approval [role="alert"]')
-      .filter({ hasText: `no approval ${oldest} that you may read` })
+      .filter({ hasText: 'no such approval that you may read' })
       .waitFor();
     expect(await page.locator('#linked-approval').innerText()).not.toMatch(/refunds\.issue/);
     expect(await approvalStatus(oldest)).toBe('pending');

@@ -278,6 +278,9 @@ describe('console notifications and approval links (app.inject, real SQLite)', (
       const hidden = await call(c, s, `/api/approvals/${id}`);
       expect(hidden.status, who).toBe(404);
       expect(hidden.body.code).toBe('not_found');
+      // the same answer as for an id that does not exist, and the id is not echoed
+      expect(hidden.body).toEqual(none.body);
+      expect(JSON.stringify(hidden.body)).not.toContain(id);
     }
     expect(none.status).toBe(404);
     expect((await call(c, undefined, `/api/approvals/${id}`)).status).toBe(401);

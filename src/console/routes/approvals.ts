@@ -75,9 +75,10 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
         404: { description: 'no such approval visible to the caller', schema: ErrorBodySchema },
       },
       handler: async ({ caller, params }) => {
-        // One answer for "none" and "not yours to read": a link must not tell which.
+        // One answer for "none" and "not yours to read": a link must not tell which. The
+        // reason does not repeat the id (answers never echo the request); the page shows it.
         const a = await deps.store.approvals.get(caller.actor, params.id, deps.clock());
-        if (!a) throw new SvcError('not_found', `no approval ${params.id} that you may read`);
+        if (!a) throw new SvcError('not_found', 'no such approval that you may read');
         return approvalViewOf(context(deps), caller.tenantId, a);
       },
     }),
