@@ -350,6 +350,26 @@ describe('console notifications page and approval links in chromium (built binar
     expect(await approvalStatus(oldest)).toBe('pending');
   });
 
+  it('says what to do on a tenant with no destination and no delivery', async () => {
+    const quiet = await svc<{ admin_token: string }>([
+      'tenant',
+      'create',
+      '--id',
+      'quiet',
+      '--admin',
+      'quinn',
+    ]);
+    await signIn(quiet.admin_token, '#/notifications');
+    const none = page.locator('#no-destinations');
+    await none.waitFor();
+    expect(await none.innerText()).toMatch(
+      /No destinations: nothing is sent[\s\S]*svc notify add ops-hook --tenant TENANT/,
+    );
+    await page.locator('#no-dead-letters').waitFor();
+    expect(await page.locator('#no-deliveries').innerText()).toContain('svc notify test');
+    expect(await page.locator('[data-count] .big').allInnerTexts()).toEqual(['0', '0', '0']);
+  });
+
   it('ran every page without a script error or a Content-Security-Policy violation', () => {
     expect(pageErrors).toEqual([]);
   });
