@@ -109,7 +109,15 @@ export const EVENT_PAYLOADS = {
     decided_at: z.string(),
   }),
   'attestation.failed': z
-    .looseObject({ ...tenant })
+    .strictObject({
+      ...tenant,
+      tree_size: z.number().int().describe('the anchor’s tree size: which signed head went without it'),
+      attestation: z.enum(['timestamp', 'witness']),
+      witness_id: z.string().nullable().describe('the witness’s pinned id; null for the timestamp authority'),
+      reason: z
+        .enum(['unreachable', 'refused'])
+        .describe('no answer or an error, or an answer not from the pinned witness'),
+    })
     .describe('emitted by the daemon when a witness or the timestamp authority does not answer an anchor'),
   'integration.surface_revoked': z.strictObject({
     ...tenant,

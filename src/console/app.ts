@@ -13,6 +13,7 @@ import type { ConsoleDeps } from './deps.js';
 import { consoleOpenApi } from './openapi.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { recordRoutes } from './routes/records.js';
 import { registryRoutes } from './routes/registry.js';
 import { sessionRoutes } from './routes/session.js';
@@ -39,6 +40,7 @@ export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...approvalRoutes(deps),
     ...recordRoutes(deps),
     ...spendRoutes(deps),
+    ...notificationRoutes(deps),
     ...registryRoutes(deps),
   ];
   routes.push(

@@ -8,6 +8,7 @@ import { authenticator } from '../http/auth.js';
 import type { DaemonDeps } from './deps.js';
 import { useGuardedJson } from '../http/json-body.js';
 import { openApiDocument } from '../http/openapi.js';
+import { EVENT_WEBHOOKS } from '../api/event-webhooks.js';
 import { mountRoutes, type AnyRoute } from '../http/route.js';
 import { accessRoutes } from './routes/access.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -61,7 +62,7 @@ export function daemonRoutes(deps: DaemonDeps): AnyRoute[] {
 }
 
 export function daemonOpenApi(deps: DaemonDeps): Record<string, unknown> {
-  return openApiDocument(daemonRoutes(deps), { version: packageVersion() });
+  return openApiDocument(daemonRoutes(deps), { version: packageVersion(), webhooks: EVENT_WEBHOOKS });
 }
 
 /** Build the daemon app. App factories never listen: `svc daemon start` does. */

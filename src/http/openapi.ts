@@ -108,10 +108,49 @@ function parameters(
   });
 }
 
+/**
+ * A request the daemon SENDS (OpenAPI 3.1 `webhooks`): its headers and body as zod schemas,
+ * and what the receiver's answers mean.
+ */
+export interface WebhookSpec {
+  /** the key under `webhooks` (the event type) */
+  name: string;
+  summary: string;
+  description: string;
+  headers: z.ZodObject;
+  body: z.ZodType;
+  /** by status (`2XX`, `410`, `default`) */
+  responses: Record<string, { description: string }>;
+}
+
+/** One `webhooks` entry: a POST the receiver's endpoint takes, as a path item. */
+function webhookItem(w: WebhookSpec, components: Components): Record<string, unknown> {
+  const headers = jsonSchema(w.headers, 'output', components) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  return {
+    post: {
+      operationId: `webhook${w.name.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      summary: w.summary,
+      description: w.description,
+      tags: ['Webhooks'],
+      parameters: Object.entries(headers.properties).map(([name, prop]) => {
+        const { description, ...schema } = prop;
+        return { name, in: 'header', required: true, ...(description ? { description } : {}), schema };
+      }),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(w.body, 'output', components) } },
+      },
+      responses: w.responses,
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
 export function openApiDocument(
   routes: readonly AnyRoute[],
-  info: { version: string },
+  info: { version: string; webhooks?: readonly WebhookSpec[] },
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components: Components = {};
@@ -167,6 +206,8 @@ export function openApiDocument(
     }
     paths[path] = { ...(paths[path] ?? {}), [r.method.toLowerCase()]: op };
   }
+  const webhooks =
+    info.webhooks && Object.fromEntries(info.webhooks.map((w) => [w.name, webhookItem(w, components)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -178,6 +219,7 @@ export function openApiDocument(
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: 'https://127.0.0.1:8090' }],
     paths,
+    ...(webhooks ? { webhooks } : {}),
     components: {
       // Written out rather than generated: zod renders a named schema as a reference to
       // itself, which a validator follows forever.

@@ -6,7 +6,12 @@ import { SecretBox } from '../integration/secret-box.js';
 import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
 import type { OutboundPolicy, SendOutcome } from '../notify/outbound-policy.js';
 import type { DataDir } from '../store/data-dir.js';
-import type { DeliveryRecord, DeliveryState, NotifyDestination } from '../store/notify-ports.js';
+import type {
+  DeliveryQuery,
+  DeliveryRecord,
+  DeliveryState,
+  NotifyDestination,
+} from '../store/notify-ports.js';
 import type { Store } from '../store/ports.js';
 import { requireTenant } from './references.js';
 
@@ -55,10 +60,16 @@ async function requireDestination(store: Store, tenantId: string, id: string): P
   return d;
 }
 
-/** A tenant's deliveries, newest first. */
+/** A tenant's deliveries, newest first; `before` continues after a page's last one (keyset). */
 export async function listDeliveries(
   store: Store,
-  o: { tenantId: string; state?: DeliveryState; destinationId?: string; limit: number },
+  o: {
+    tenantId: string;
+    state?: DeliveryState;
+    destinationId?: string;
+    limit: number;
+    before?: DeliveryQuery['before'];
+  },
 ): Promise<DeliveryListing[]> {
   await requireTenant(store, o.tenantId);
   if (o.destinationId !== undefined) await requireDestination(store, o.tenantId, o.destinationId);
@@ -66,6 +77,7 @@ export async function listDeliveries(
     limit: o.limit,
     ...(o.state !== undefined ? { state: o.state } : {}),
     ...(o.destinationId !== undefined ? { destinationId: o.destinationId } : {}),
+    ...(o.before !== undefined ? { before: o.before } : {}),
   });
   return rows.map(listing);
 }

@@ -143,7 +143,8 @@ export interface NotifyRepo {
   deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]>;
   /** A dead (or delivered) delivery made pending and due now, same event id; false if none. */
   redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean>;
-  counts(): Promise<NotifyCounts>;
+  /** Across the deployment (readiness, metrics), or for one tenant (the console). */
+  counts(tenantId?: string): Promise<NotifyCounts>;
   /**
    * `approval.expired` (core/notify/approval-expiry.ts): announce up to `limit` approvals that
    * expired pending and were not yet announced, each marked and its event written in one

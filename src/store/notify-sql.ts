@@ -34,6 +34,12 @@ export const COUNTS = `SELECT
     (SELECT count(*) FROM notify_deliveries WHERE state = 'dead') AS dead,
     (SELECT count(*) FROM notify_destinations WHERE enabled = 0) AS disabled`;
 
+/** The same counts for one tenant (the console's notifications page). */
+export const TENANT_COUNTS = `SELECT
+    (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'pending') AS pending,
+    (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'dead') AS dead,
+    (SELECT count(*) FROM notify_destinations WHERE tenant_id = ? AND enabled = 0) AS disabled`;
+
 export const PURGE_DEAD = "DELETE FROM notify_deliveries WHERE state = 'dead' AND updated_at < ?";
 /** Events left with no delivery (their dead letters purged) go with them. */
 export const PURGE_ORPHAN_EVENTS = `DELETE FROM notify_events WHERE NOT EXISTS (SELECT 1 FROM notify_deliveries l

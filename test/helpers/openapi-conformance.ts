@@ -38,7 +38,7 @@ export class OpenApiConformance {
   private readonly templates: { template: string; re: RegExp }[];
   private readonly paths: Paths;
 
-  constructor(doc: OpenApiDoc) {
+  constructor(private readonly doc: OpenApiDoc) {
     this.paths = (doc as { paths?: Paths }).paths ?? {};
     // ajv and ajv-formats are CommonJS; under NodeNext their callable is `.default`.
     // Not strict: the document around the schemas has OpenAPI keywords ajv does not know.
@@ -94,6 +94,25 @@ export class OpenApiConformance {
     const errs = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
     return `${method} ${template} ${status}: ${errs} in ${body.slice(0, 300)}`;
   }
+
+  /**
+   * Undefined when `envelope` is what the document's `webhooks` entry for its type says the
+   * daemon sends (the request body schema); else what is wrong, in one line.
+   */
+  checkWebhook(envelope: { type: string; [field: string]: unknown }): Nonconformance {
+    const type = envelope.type;
+    const ref = `${DOC_ID}#/${pointer('webhooks', envelope.type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
+    const hooks = (this.doc as { webhooks?: Record<string, unknown> }).webhooks ?? {};
+    if (!Object.hasOwn(hooks, envelope.type)) return `webhook ${envelope.type}: no documented entry`;
+    let validate = this.compiled.get(ref);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: ref });
+      this.compiled.set(ref, validate);
+    }
+    if (validate(envelope)) return undefined;
+    const errs = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    return `webhook ${type}: ${errs}`;
+  }
 }
 
 const shared = new Map<string, OpenApiConformance>();
@@ -139,4 +158,14 @@ export function watchConformance(
     return payload;
   });
   return { violations: () => [...found] };
+}
+
+/**
+ * The daemon document's `webhooks` alone (no routes), for suites that check what the outbox
+ * emits without starting a daemon.
+ */
+export async function webhookConformance(): Promise<OpenApiConformance> {
+  const { openApiDocument } = await import('../../src/http/openapi.js');
+  const { EVENT_WEBHOOKS } = await import('../../src/api/event-webhooks.js');
+  return conformanceFor(openApiDocument([], { version: '0', webhooks: EVENT_WEBHOOKS }));
 }

@@ -7,6 +7,7 @@ import { newWebhookSecret } from '../../src/notify/webhook-secret.js';
 import { setSecret } from '../../src/provisioning/secret.js';
 import { sqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { webhookConformance } from '../helpers/openapi-conformance.js';
 import { until } from '../helpers/until.js';
 import { Seed } from '../helpers/seed.js';
 
@@ -222,6 +223,9 @@ describe('notifications in the daemon', () => {
     });
     // The payload names no URL or error text.
     expect(JSON.stringify(failed)).not.toContain('127.0.0.1');
+    // What arrived is what the OpenAPI document's `webhooks` entries describe.
+    const documented = await webhookConformance();
+    for (const { id: _id, ...envelope } of bodies) expect(documented.checkWebhook(envelope)).toBeUndefined();
     // Announced once, however many sweeps ran.
     expect(new Set(bodies.filter((b) => b.type === 'approval.expired').map((b) => b.id)).size).toBe(1);
   });

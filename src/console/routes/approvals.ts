@@ -63,6 +63,26 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'GET',
+      url: '/api/approvals/:id',
+      summary:
+        'one approval the signed-in human may read, in any status (the console opens #/approvals/{id} links with it; reading never decides)',
+      tag: 'Console approvals',
+      auth: 'token',
+      params: z.strictObject({ id: z.string().min(1).max(100) }),
+      responses: {
+        200: { description: 'the approval', schema: ApprovalView },
+        404: { description: 'no such approval visible to the caller', schema: ErrorBodySchema },
+      },
+      handler: async ({ caller, params }) => {
+        // One answer for "none" and "not yours to read": a link must not tell which. The
+        // reason does not repeat the id (answers never echo the request); the page shows it.
+        const a = await deps.store.approvals.get(caller.actor, params.id, deps.clock());
+        if (!a) throw new SvcError('not_found', 'no such approval that you may read');
+        return approvalViewOf(context(deps), caller.tenantId, a);
+      },
+    }),
+    defineRoute({
       method: 'POST',
       url: '/api/approvals/:id/decision',
       summary:

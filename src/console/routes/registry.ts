@@ -10,7 +10,7 @@ import type { ConsoleDeps } from '../deps.js';
 const REMEDY = 'sign in as a human with the operator, administrator or auditor role';
 
 /** The deployment's configuration is read by those who run or audit it. */
-function requireReader(caller: Caller): void {
+export function requireReader(caller: Caller): void {
   if (!readsWholeTenant(caller.actor)) {
     throw new SvcError('forbidden', 'this view needs the operator, administrator or auditor role', {
       remedy: REMEDY,

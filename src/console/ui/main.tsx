@@ -5,6 +5,7 @@ import { describe, get, post, setCsrf, type Session } from './api.js';
 import { AgentsPage, CapabilitiesPage, IntegrationsPage, PoliciesPage } from './pages/registry.js';
 import { AppearancePage } from './pages/appearance.js';
 import { ApprovalsPage } from './pages/approvals.js';
+import { NotificationsPage } from './pages/notifications.js';
 import { RecordsPage } from './pages/records.js';
 import { SpendPage } from './pages/spend.js';
 import { VerifyPage } from './pages/verify.js';
@@ -18,14 +19,30 @@ const PAGES = [
   ['capabilities', 'Capabilities'],
   ['policies', 'Policies'],
   ['integrations', 'Integrations'],
+  ['notifications', 'Notifications'],
   ['appearance', 'Appearance'],
   ['verify', 'Verify'],
 ] as const;
 type PageId = (typeof PAGES)[number][0];
 
-function currentPage(): PageId {
-  const id = location.hash.replace(/^#\/?/, '');
-  return (PAGES.find(([p]) => p === id)?.[0] ?? 'approvals') as PageId;
+interface Route {
+  page: PageId;
+  /** `#/approvals/<id>`: the approval a link (an email, a chat message) points at */
+  approvalId?: string;
+}
+
+/** Hash routing: `#/page`, or `#/approvals/<approval id>` from a link. */
+function currentRoute(): Route {
+  const [id, arg] = location.hash.replace(/^#\/?/, '').split('/', 2);
+  const page = (PAGES.find(([p]) => p === id)?.[0] ?? 'approvals') as PageId;
+  if (page === 'approvals' && arg) {
+    try {
+      return { page, approvalId: decodeURIComponent(arg) };
+    } catch {
+      return { page, approvalId: arg };
+    }
+  }
+  return { page };
 }
 
 function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
@@ -92,9 +109,10 @@ function Shell({
   onThemeChange: (t: Theme) => void;
   onSignOut: () => void;
 }) {
-  const [page, setPage] = useState<PageId>(currentPage());
+  const [route, setRoute] = useState<Route>(currentRoute());
+  const page = route.page;
   useEffect(() => {
-    const on = () => setPage(currentPage());
+    const on = () => setRoute(currentRoute());
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
@@ -133,13 +151,14 @@ function Shell({
         ))}
       </nav>
       <main class="content">
-        {page === 'approvals' && <ApprovalsPage session={session} />}
+        {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
         {page === 'spend' && <SpendPage />}
         {page === 'agents' && <AgentsPage />}
         {page === 'capabilities' && <CapabilitiesPage />}
         {page === 'policies' && <PoliciesPage />}
         {page === 'integrations' && <IntegrationsPage />}
+        {page === 'notifications' && <NotificationsPage session={session} />}
         {page === 'appearance' && <AppearancePage session={session} onSaved={onThemeChange} />}
         {page === 'verify' && <VerifyPage />}
       </main>

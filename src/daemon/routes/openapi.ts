@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_WEBHOOKS } from '../../api/event-webhooks.js';
 import { openApiDocument } from '../../http/openapi.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { packageVersion } from '../../http/version.js';
@@ -11,6 +12,6 @@ export function openApiRoute(all: () => readonly AnyRoute[]) {
     tag: 'Meta',
     auth: 'token',
     responses: { 200: { description: 'the OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
-    handler: async () => openApiDocument(all(), { version: packageVersion() }),
+    handler: async () => openApiDocument(all(), { version: packageVersion(), webhooks: EVENT_WEBHOOKS }),
   });
 }

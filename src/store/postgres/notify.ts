@@ -14,6 +14,7 @@ import type {
 import {
   BUMP_REGISTRY,
   COUNTS,
+  TENANT_COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
@@ -57,6 +58,7 @@ const SQL = {
   disableDestination: numbered(DISABLE_DESTINATION),
   recordAttempt: `${numbered(RECORD_ATTEMPT)} RETURNING 1`,
   redeliver: `${numbered(REDELIVER)} RETURNING 1`,
+  tenantCounts: numbered(TENANT_COUNTS),
   page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
   purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
   forgetMessages: numbered(FORGET_MESSAGES),
@@ -213,8 +215,12 @@ export class PgNotify implements NotifyRepo {
     return (await this.db.query(SQL.postPending, [tenantId, destinationId, approvalId])).length > 0;
   }
 
-  async counts(): Promise<NotifyCounts> {
-    const [r] = await this.db.query<{ pending: string; dead: string; disabled: string }>(COUNTS);
+  async counts(tenantId?: string): Promise<NotifyCounts> {
+    type Row = { pending: string; dead: string; disabled: string };
+    const [r] =
+      tenantId === undefined
+        ? await this.db.query<Row>(COUNTS)
+        : await this.db.query<Row>(SQL.tenantCounts, [tenantId, tenantId, tenantId]);
     return { pending: Number(r!.pending), dead: Number(r!.dead), disabled: Number(r!.disabled) };
   }
 

@@ -14,6 +14,7 @@ import type {
 import {
   BUMP_REGISTRY,
   COUNTS,
+  TENANT_COUNTS,
   DELIVERY_PAGE,
   DISABLE_DESTINATION,
   DISABLE_PENDING,
@@ -210,8 +211,12 @@ export class SqliteNotify implements NotifyRepo {
     return prep(this.db, POST_PENDING).get(tenantId, destinationId, approvalId) !== undefined;
   }
 
-  async counts(): Promise<NotifyCounts> {
-    const r = prep(this.db, COUNTS).get() as { pending: number; dead: number; disabled: number };
+  async counts(tenantId?: string): Promise<NotifyCounts> {
+    const q =
+      tenantId === undefined
+        ? prep(this.db, COUNTS).get()
+        : prep(this.db, TENANT_COUNTS).get(tenantId, tenantId, tenantId);
+    const r = q as { pending: number; dead: number; disabled: number };
     return { pending: Number(r.pending), dead: Number(r.dead), disabled: Number(r.disabled) };
   }
 

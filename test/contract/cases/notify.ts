@@ -4,10 +4,12 @@ import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
 import { APPROVAL_TTL_MS } from '../../../src/core/decision/decide.js';
 import { EVENT_PAYLOADS } from '../../../src/api/event-payloads.js';
+import { eventEnvelope } from '../../../src/core/notify/event.js';
 import { PolicyCache } from '../../../src/daemon/policy-cache.js';
 import type { NotifyDestination } from '../../../src/store/notify-ports.js';
 import type { Store } from '../../../src/store/ports.js';
 import type { StoreHarness } from '../harness.js';
+import { webhookConformance } from '../../helpers/openapi-conformance.js';
 import { request } from '../../helpers/pg-seed.js';
 import { capabilityRecord, taskRecord } from '../../helpers/registry-records.js';
 import { human, T0 } from './fixtures.js';
@@ -62,7 +64,12 @@ function destination(id: string, events: string[], o: Partial<NotifyDestination>
 /** Every event due now, claimed by `owner`: [type, destination, data]. */
 async function due(store: Store, owner = 'w1', now = at(APPROVAL_TTL_MS * 3)) {
   const claimed = await store.notify.claimDue(now, owner, at(APPROVAL_TTL_MS * 4), 100);
-  for (const c of claimed) EVENT_PAYLOADS[c.event.type].parse(c.event.data);
+  const documented = await webhookConformance();
+  for (const c of claimed) {
+    EVENT_PAYLOADS[c.event.type].parse(c.event.data);
+    // and it is what the OpenAPI document's `webhooks` entry of its type describes
+    expect(documented.checkWebhook(eventEnvelope(c.event))).toBeUndefined();
+  }
   return claimed;
 }
 
@@ -384,6 +391,9 @@ export function notifyContract(h: () => StoreHarness): void {
       ).toBe(true);
       expect(third!.event.id).toBe(c!.event.id);
       expect(await s.notify.counts()).toEqual({ pending: 0, dead: 1, disabled: 0 });
+      // per tenant (the console's page): this tenant's, and nothing of it counted for another
+      expect(await s.notify.counts('acme')).toEqual({ pending: 0, dead: 1, disabled: 0 });
+      expect(await s.notify.counts('globex')).toEqual({ pending: 0, dead: 0, disabled: 0 });
       expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(true);
       expect(await s.notify.redeliver('acme', c!.event.id, 'hook', at(100_000))).toBe(false);
       const [fourth] = await s.notify.claimDue(at(100_000), 'w4', at(160_000), 10);
@@ -457,6 +467,8 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(states).toEqual(['disabled', 'disabled', 'disabled', 'disabled']);
       expect(await s.notify.claimDue(at(3000), 'w1', at(63_000), 10)).toEqual([]);
       expect(await s.notify.counts()).toEqual({ pending: 0, dead: 0, disabled: 1 });
+      expect(await s.notify.counts('acme')).toEqual({ pending: 0, dead: 0, disabled: 1 });
+      expect(await s.notify.counts('globex')).toEqual({ pending: 0, dead: 0, disabled: 0 });
     });
 
     it('pages one delivery at a time through an event sent to two destinations, missing none', async () => {

@@ -10,6 +10,8 @@ interface Approval extends BoundRequest {
   intent_id: string;
   expires_at: string;
   created_at: string;
+  decided_by?: string | null;
+  decided_at?: string | null;
 }
 
 interface Page {
@@ -41,8 +43,10 @@ function Binding({ a }: { a: Approval }) {
  * appear without a reload. Older pages and the filters reach every one of them, however
  * many another requester has opened.
  */
-export function ApprovalsPage({ session }: { session: Session }) {
+export function ApprovalsPage({ session, linked }: { session: Session; linked?: string | undefined }) {
   const [page, setPage] = useState<Page | undefined>(undefined);
+  // The approval a link opened (`#/approvals/<id>`): shown whatever page of the list it is on.
+  const [opened, setOpened] = useState<{ approval?: Approval; error?: string } | undefined>(undefined);
   const [error, setError] = useState('');
   // cursors of the pages before this one; the last is this page's own (null: the newest)
   const [trail, setTrail] = useState<(string | null)[]>([null]);
@@ -60,19 +64,32 @@ export function ApprovalsPage({ session }: { session: Session }) {
     if (cursor !== null) q.set('cursor', cursor);
     return `/api/approvals?${q.toString()}`;
   };
-  const refresh = () =>
-    get<Page>(url()).then(
-      (r) => {
-        setPage(r);
-        setError('');
-      },
-      (err) => setError(describe(err)),
+  const refreshLinked = () => {
+    if (linked === undefined) {
+      setOpened(undefined);
+      return Promise.resolve();
+    }
+    return get<Approval>(`/api/approvals/${encodeURIComponent(linked)}`).then(
+      (approval) => setOpened({ approval }),
+      (err) => setOpened({ error: describe(err) }),
     );
+  };
+  const refresh = () =>
+    Promise.all([
+      get<Page>(url()).then(
+        (r) => {
+          setPage(r);
+          setError('');
+        },
+        (err) => setError(describe(err)),
+      ),
+      refreshLinked(),
+    ]);
   useEffect(() => {
     void refresh();
     const timer = setInterval(() => void refresh(), POLL_MS);
     return () => clearInterval(timer);
-  }, [cursor, filter.requester, filter.capability]);
+  }, [cursor, filter.requester, filter.capability, linked]);
 
   const decide = async () => {
     if (!confirming) return;
@@ -93,9 +110,11 @@ export function ApprovalsPage({ session }: { session: Session }) {
     void refresh();
   };
 
-  if (page === undefined) return <Loading error={error} />;
+  // A linked approval shows even when the list cannot (a signer who reads no approvals).
+  if (page === undefined && opened === undefined) return <Loading error={error} />;
   const approver = session.roles.includes('approver');
-  const items = page.items;
+  const items = page?.items ?? [];
+  const nextCursor = page?.next_cursor ?? null;
   return (
     <section>
       <h2>Approvals</h2>
@@ -105,6 +124,53 @@ export function ApprovalsPage({ session }: { session: Session }) {
         comes from the params. New ones appear within {POLL_MS / 1000} seconds.
         {!approver && ' You do not hold the approver role: only the capability’s named approvers may decide.'}
       </p>
+      {linked !== undefined && opened !== undefined && (
+        <div class="card linked" id="linked-approval" data-approval={linked}>
+          <h3>Linked approval {linked}</h3>
+          {opened.approval ? (
+            <>
+              <p>
+                <span
+                  class={`pill ${opened.approval.status === 'pending' ? 'warn' : opened.approval.status === 'approved' ? 'ok' : 'bad'}`}
+                >
+                  {opened.approval.status}
+                </span>{' '}
+                {opened.approval.status === 'pending'
+                  ? `expires ${when(opened.approval.expires_at)}. Opening a link decides nothing: approve or deny below, after a confirmation.`
+                  : opened.approval.decided_by
+                    ? `by ${opened.approval.decided_by}, ${when(opened.approval.decided_at ?? null)}`
+                    : 'nothing can be decided any more'}
+              </p>
+              <Binding a={opened.approval} />
+              {opened.approval.status === 'pending' && (
+                <div class="row">
+                  <button
+                    class="approve"
+                    onClick={() =>
+                      opened.approval && setConfirming({ a: opened.approval, decision: 'approve' })
+                    }
+                  >
+                    Approve
+                  </button>
+                  <button
+                    class="deny"
+                    onClick={() => opened.approval && setConfirming({ a: opened.approval, decision: 'deny' })}
+                  >
+                    Deny
+                  </button>
+                </div>
+              )}
+            </>
+          ) : (
+            <p class="error" role="alert">
+              {opened.error}
+            </p>
+          )}
+          <p>
+            <a href="#/approvals">All pending approvals</a>
+          </p>
+        </div>
+      )}
       <form
         class="filters"
         onSubmit={(e) => {
@@ -137,7 +203,7 @@ export function ApprovalsPage({ session }: { session: Session }) {
         </p>
       )}
       {error && <p class="error">{error}</p>}
-      {items.length === 0 ? (
+      {page === undefined ? null : items.length === 0 ? (
         <p class="empty">No pending approvals{trail.length > 1 ? ' on this page' : ''}.</p>
       ) : (
         <table class="approvals">
@@ -175,8 +241,8 @@ export function ApprovalsPage({ session }: { session: Session }) {
         <span class="muted">page {trail.length}</span>
         <button
           id="older-page"
-          disabled={page.next_cursor === null}
-          onClick={() => page.next_cursor !== null && setTrail([...trail, page.next_cursor])}
+          disabled={nextCursor === null}
+          onClick={() => nextCursor !== null && setTrail([...trail, nextCursor])}
         >
           Older →
         </button>
