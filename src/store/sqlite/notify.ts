@@ -40,7 +40,7 @@ import {
   type DueRow,
 } from '../rows/notify.js';
 import { prep, storeError, type Db } from './database.js';
-import { sqliteOutbox } from './outbox.js';
+import { outboxSignal, sqliteOutbox } from './outbox.js';
 import { approvalExpiryOps } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
 import { runSync, type UseCase } from '../../core/use-case.js';
@@ -228,5 +228,9 @@ export class SqliteNotify implements NotifyRepo {
       this.db,
       this.db.transaction(() => runSync(useCase, ops)),
     );
+  }
+
+  onEventsCommitted(listener: () => void): () => void {
+    return outboxSignal(this.db).listen(listener);
   }
 }
