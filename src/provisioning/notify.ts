@@ -111,8 +111,12 @@ function settingsOf(kind: DestinationKind, options: DestinationOptions): Record<
   return settings;
 }
 
-/** The secret to seal: a webhook's is made here; the other kinds' is the administrator's. */
-function secretFor(kind: DestinationKind, settings: Record<string, unknown>, given: string | undefined) {
+/** The secret to seal: a webhook's is made here; the other kinds' is the administrator's (add and rotate). */
+export function secretFor(
+  kind: DestinationKind,
+  settings: Record<string, unknown>,
+  given: string | undefined,
+) {
   if (kind === 'webhook') {
     if (given !== undefined) {
       throw new SvcError(
