@@ -11,7 +11,7 @@ export default class NotifyListen extends SvcCommand {
   static override description =
     "A receiver for trying a webhook destination (plain http on a loopback address, which the daemon delivers to only with --notify-allow-loopback-http; svc quickstart allows it). Each POST is verified as Standard Webhooks 1.0 with the SDK's verifyWebhook against the secret(s) in --secret-file (both during a rotation): a verified event is answered 204 and printed once per event id (type, id, and the approval's capability, amount, status); an unsigned, forged or replayed one is answered 401 and reported on stderr.";
   static override examples = [
-    '<%= config.bin %> notify listen --listen 127.0.0.1:8095 --secret-file first-hook.secret',
+    '<%= config.bin %> notify listen --listen 127.0.0.1:8094 --secret-file first-hook.secret',
   ];
   static override enableJsonFlag = false;
   static override flags = {
