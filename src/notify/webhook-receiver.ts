@@ -125,6 +125,7 @@ export async function startWebhookReceiver(o: {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
+      if (size > MAX_BODY_BYTES) return; // refused already; the socket is going away
       size += c.length;
       if (size > MAX_BODY_BYTES) {
         o.refused('too_large');
