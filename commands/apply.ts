@@ -6,7 +6,7 @@ import { DeploymentDocument } from '../src/provisioning/deployment-document.js';
 
 export default class Apply extends DataDirCommand {
   static override summary =
-    "Apply a deployment document (YAML or JSON): one tenant's actors, capabilities, permissions, policy and tasks.";
+    "Apply a deployment document (YAML or JSON): one tenant's actors, capabilities, permissions, policy, tasks, approval channels and notification destinations.";
   static override description =
     'The whole document is checked before anything is written; applying it again changes nothing. See docs/cli.md "svc apply" for the format.';
   static override examples = [
@@ -21,8 +21,8 @@ export default class Apply extends DataDirCommand {
   async run(): Promise<ApplyResult> {
     const { flags } = await this.parse(Apply);
     const doc = DeploymentDocument.read(flags.file);
-    const result = await this.withStore(flags, (store) =>
-      applyDeployment(store, doc, { now: new Date(), dryRun: flags['dry-run'] }),
+    const result = await this.withStore(flags, (store, dir) =>
+      applyDeployment(store, doc, { now: new Date(), dryRun: flags['dry-run'], dir }),
     );
     this.show(() => {
       const shown = result.changes.filter((c) => c.result !== 'unchanged');
@@ -37,6 +37,10 @@ export default class Apply extends DataDirCommand {
       `${result.dry_run ? 'Would apply' : 'Applied'} ${result.file} to tenant ${result.tenant_id}: ` +
         `${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged`,
     );
+    for (const [id, secret] of Object.entries(result.secrets)) {
+      this.note(`Signing secret of webhook destination ${id}, shown once:`);
+      this.log(secret);
+    }
     return result;
   }
 }

@@ -24,6 +24,7 @@ export type DaemonStarter = (o: {
   listen: string;
   allowInsecureHttp: boolean;
   logger: Record<string, unknown>;
+  notify: { allowLoopbackHttp: boolean };
 }) => Promise<QuickstartDaemon>;
 
 /** A listener the quickstart runs: the daemon and the operator console. */
@@ -79,6 +80,9 @@ export async function startQuickstart(o: {
     allowInsecureHttp: false,
     // The log gets requests, never the tokens the terminal shows.
     logger: { level: 'info', file: join(o.root, 'daemon.log') },
+    // A demo on one machine: its webhook receiver (svc notify listen) is on loopback too. Only
+    // http to a literal loopback address; https everywhere else, as any deployment.
+    notify: { allowLoopbackHttp: true },
   });
   const listeners: QuickstartListener[] = [{ name: 'daemon', url: daemon.url, close: () => daemon.close() }];
   let operatorConsole: RunningConsole;

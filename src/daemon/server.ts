@@ -76,6 +76,8 @@ export interface DaemonStartOptions {
   notify?: Partial<Pick<OutboundPolicy, 'allowLoopbackHttp' | 'allowPrivate' | 'timeoutMs'>> & {
     /** divides every retry wait (`--notify-retry-speedup`, tests and drills); 1 by default */
     retrySpeedup?: number;
+    /** tests only, no flag: how often the loop polls the outbox (default from the speedup) */
+    pollMs?: number;
   };
 }
 
@@ -339,6 +341,7 @@ function notifyLoop(
   return new DeliveryLoop(
     {
       repo: store.notify,
+      durable: () => store.durable(),
       secrets: destinationSecrets(credentials),
       senders: DESTINATION_SENDERS,
       policy,
@@ -373,6 +376,6 @@ function notifyLoop(
       ],
     },
     // A compressed schedule is looked at more often, so its short waits are kept.
-    { speedup, pollMs: Math.max(100, Math.round(1000 / speedup)) },
+    { speedup, pollMs: o.notify?.pollMs ?? Math.max(100, Math.round(1000 / speedup)) },
   );
 }

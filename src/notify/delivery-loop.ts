@@ -53,6 +53,11 @@ export interface DeliveryLoopDeps {
     error: (obj: object, msg: string) => void;
   };
   observer?: DeliveryObserver;
+  /**
+   * Resolves once every commit so far is durable (`Store.durable`): nothing is sent for a
+   * change that a crash could still undo. Absent: commits are durable when they return.
+   */
+  durable?: () => Promise<void> | undefined;
   /** timers of the notification subsystem that run with the loop (the approval expiry sweep) */
   sweeps?: readonly { name: string; everyMs: number; run: (now: Date) => Promise<unknown> }[];
 }
@@ -92,6 +97,7 @@ export class DeliveryLoop {
   private looking: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private unlisten: (() => void) | undefined;
 
   constructor(
     private readonly deps: DeliveryLoopDeps,
@@ -120,6 +126,9 @@ export class DeliveryLoop {
       this.timers.push(t);
     };
     every(this.pollMs, () => void this.wake());
+    // An event this process commits is looked for at once; the poll is for the rest (another
+    // replica's commits, retries falling due, leases running out).
+    this.unlisten = this.deps.repo.onEventsCommitted(() => void this.wake());
     every(PURGE_EVERY_MS, () => void this.purge());
     for (const s of this.deps.sweeps ?? []) every(s.everyMs, () => void this.sweep(s));
     void this.purge();
@@ -149,6 +158,7 @@ export class DeliveryLoop {
    */
   async close(): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     for (const t of this.timers) clearInterval(t);
     await this.looking;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -157,9 +167,11 @@ export class DeliveryLoop {
   private async claimAndSend(): Promise<void> {
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
-    const now = this.deps.clock();
     let due: DueDelivery[];
     try {
+      await this.deps.durable?.();
+      if (this.stopped) return;
+      const now = this.deps.clock();
       due = await this.deps.repo.claimDue(
         now.toISOString(),
         this.owner,

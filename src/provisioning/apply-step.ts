@@ -1,6 +1,14 @@
 import type { PutResult } from '../store/registry-ports.js';
 
-export const CHANGE_KINDS = ['actor', 'capability', 'permission', 'policy', 'task', 'channel'] as const;
+export const CHANGE_KINDS = [
+  'actor',
+  'capability',
+  'permission',
+  'policy',
+  'task',
+  'channel',
+  'notification',
+] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface ApplyChange {

@@ -1,7 +1,9 @@
 import { SvcError } from '../core/errors.js';
 import type { Store } from '../store/ports.js';
 import type { PutResult } from '../store/registry-ports.js';
+import type { DataDir } from '../store/data-dir.js';
 import { planChannels } from './apply-channels.js';
+import { planNotifications } from './apply-notifications.js';
 import { planActors, planCapabilities, planPermissions } from './apply-registrations.js';
 import { planPolicy } from './apply-policy.js';
 import { planTasks } from './apply-tasks.js';
@@ -17,6 +19,8 @@ export interface ApplyResult {
   updated: number;
   unchanged: number;
   changes: ApplyChange[];
+  /** webhook signing secrets this run made, by destination id, shown once (none written to a secret_out file) */
+  secrets: Record<string, string>;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface ApplyResult {
 export async function applyDeployment(
   store: Store,
   doc: DeploymentDocument,
-  opts: { now: Date; dryRun?: boolean },
+  opts: { now: Date; dryRun?: boolean; dir?: DataDir },
 ): Promise<ApplyResult> {
   const tenantId = doc.content.tenant;
   try {
@@ -44,6 +48,7 @@ export async function applyDeployment(
   const policy = await planPolicy(store, doc, capabilities.registrations, at);
   const tasks = await planTasks(store, doc, actors.lookup, at);
   const channels = await planChannels(store, doc, at);
+  const notifications = await planNotifications(store, opts.dir, doc, at);
   const steps = [
     ...actors.steps,
     ...(policy.first ? policy.steps : []),
@@ -52,6 +57,7 @@ export async function applyDeployment(
     ...(policy.first ? [] : policy.steps),
     ...tasks,
     ...channels,
+    ...notifications.steps,
   ];
   if (opts.dryRun !== true) {
     for (const step of steps) {
@@ -77,5 +83,6 @@ export async function applyDeployment(
     updated: count('updated'),
     unchanged: count('unchanged'),
     changes,
+    secrets: Object.fromEntries(notifications.shown),
   };
 }

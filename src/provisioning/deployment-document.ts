@@ -1,7 +1,8 @@
 /**
  * The deployment document `svc apply` reads: YAML (or JSON, which YAML reads too) that
- * declares one tenant's actors, capabilities, permissions, policy and tasks, with the
- * same names as the CLI flags (snake_case, lists plural). zod checks its shape; the same
+ * declares one tenant's actors, capabilities, permissions, policy, tasks, approval channels
+ * and notification destinations, with the same names as the CLI flags (snake_case, lists
+ * plural). zod checks its shape; the same
  * validators as the CLI check the values. Every error names the path in the document and
  * the line and column it came from.
  */
@@ -50,6 +51,29 @@ const ChannelEntry = z.strictObject({
   issuer: z.string().optional(),
 });
 
+/** `svc notify add`'s flags; secrets by file only, relative to this document. */
+const NotificationEntry = z.strictObject({
+  id: z.string(),
+  kind: z.string(),
+  url: z.string().optional(),
+  events: names,
+  channel: z.string().optional(),
+  to_approvers: z.boolean().optional(),
+  conversation: z.string().optional(),
+  token_url: z.string().optional(),
+  client_id: z.string().optional(),
+  scope: z.string().optional(),
+  from: z.string().optional(),
+  to: names.optional(),
+  smtp_user: z.string().optional(),
+  console_url: z.string().optional(),
+  smtp_ca_file: z.string().optional(),
+  secret_file: z.string().optional(),
+  secret_out: z.string().optional(),
+  remind_after: z.string().optional(),
+  escalate_to: z.string().optional(),
+});
+
 const PolicyFields = z.strictObject({ text: z.string().optional(), file: z.string().optional() });
 const PolicyEntry = PolicyFields.refine((p) => (p.text === undefined) !== (p.file === undefined), {
   message: 'expected exactly one of text (the policy itself) or file (a path relative to this document)',
@@ -74,6 +98,7 @@ export const DeploymentSchema = z.strictObject({
   policy: PolicyEntry.optional(),
   tasks: z.array(TaskEntry).optional(),
   channels: z.array(ChannelEntry).optional(),
+  notifications: z.array(NotificationEntry).optional(),
 });
 
 export type Deployment = z.infer<typeof DeploymentSchema>;
@@ -85,6 +110,7 @@ const FIELDS: Record<string, string[]> = {
   capabilities: Object.keys(CapabilityEntry.shape),
   permissions: Object.keys(PermissionEntry.shape),
   channels: Object.keys(ChannelEntry.shape),
+  notifications: Object.keys(NotificationEntry.shape),
   policy: Object.keys(PolicyFields.shape),
   tasks: Object.keys(TaskEntry.shape),
 };

@@ -111,8 +111,12 @@ function settingsOf(kind: DestinationKind, options: DestinationOptions): Record<
   return settings;
 }
 
-/** The secret to seal: a webhook's is made here; the other kinds' is the administrator's. */
-function secretFor(kind: DestinationKind, settings: Record<string, unknown>, given: string | undefined) {
+/** The secret to seal: a webhook's is made here; the other kinds' is the administrator's (add and rotate). */
+export function secretFor(
+  kind: DestinationKind,
+  settings: Record<string, unknown>,
+  given: string | undefined,
+) {
   if (kind === 'webhook') {
     if (given !== undefined) {
       throw new SvcError(
@@ -152,12 +156,16 @@ function secretFor(kind: DestinationKind, settings: Record<string, unknown>, giv
   return { value, shown: false };
 }
 
-/** Reminders: a delay, and optionally another destination of the tenant that also gets them. */
+/**
+ * Reminders: a delay, and optionally another destination of the tenant that also gets them
+ * (one stored, or one of `alsoKnown`: those `svc apply` adds before this one).
+ */
 async function checkReminder(
   store: Store,
   o: NewDestination,
   id: string,
   events: readonly string[],
+  alsoKnown: ReadonlySet<string>,
 ): Promise<{ remindAfterSeconds: number | null; escalateTo: string | null }> {
   if (o.escalateTo !== undefined && o.remindAfterSeconds === undefined) {
     throw new SvcError(
@@ -178,7 +186,7 @@ async function checkReminder(
   if (o.escalateTo === undefined)
     return { remindAfterSeconds: o.remindAfterSeconds ?? null, escalateTo: null };
   const to = checkSlug('escalate-to', o.escalateTo);
-  if (to === id || !(await store.notify.destination(o.tenantId, to))) {
+  if (to === id || !(alsoKnown.has(to) || (await store.notify.destination(o.tenantId, to)))) {
     throw new SvcError(
       'invalid_request',
       `escalate-to: expected another destination of tenant ${o.tenantId}`,
@@ -191,17 +199,18 @@ async function checkReminder(
   return { remindAfterSeconds: o.remindAfterSeconds ?? null, escalateTo: to };
 }
 
-/**
- * A new destination of the tenant, its secret sealed in the secret store under
- * `notify.<id>`. Everything is checked before anything is written; the destination is
- * written first (a duplicate id stops there, and an existing secret is never replaced), and
- * removed again if its secret cannot be sealed.
- */
-export async function addDestination(
-  dir: DataDir,
+/** A destination checked whole and ready to write, with the secret to seal (if any). */
+export interface PreparedDestination {
+  destination: NotifyDestination;
+  secret: { value: string; shown: boolean } | undefined;
+}
+
+/** Every check of `svc notify add`, writing nothing. */
+export async function prepareDestination(
   store: Store,
   o: NewDestination,
-): Promise<AddedDestination> {
+  alsoKnown: ReadonlySet<string> = new Set(),
+): Promise<PreparedDestination> {
   await requireTenant(store, o.tenantId);
   const id = checkSlug('id', o.id);
   const kind = checkKind(o.kind);
@@ -220,20 +229,46 @@ export async function addDestination(
     disabledReason: null,
     createdAt: o.now.toISOString(),
     settings,
-    ...(await checkReminder(store, o, id, events)),
+    ...(await checkReminder(store, o, id, events, alsoKnown)),
   };
+  return { destination, secret };
+}
+
+/**
+ * Write a prepared destination: the destination first (a duplicate id stops there, and an
+ * existing secret is never replaced), then its sealed secret; removed again if the secret
+ * cannot be sealed.
+ */
+export async function writeDestination(
+  dir: DataDir,
+  store: Store,
+  p: PreparedDestination,
+): Promise<AddedDestination> {
+  const { destination, secret } = p;
   const box = SecretBox.open(dir.root, { create: true });
-  const sealed = secret && box.seal(o.tenantId, destination.secretName, secret.value);
+  const sealed = secret && box.seal(destination.tenantId, destination.secretName, secret.value);
   await store.notify.addDestination(destination);
   if (sealed !== undefined) {
     try {
-      await store.secrets.put(o.tenantId, destination.secretName, sealed, destination.createdAt);
+      await store.secrets.put(destination.tenantId, destination.secretName, sealed, destination.createdAt);
     } catch (err) {
-      await store.notify.removeDestination(o.tenantId, id);
+      await store.notify.removeDestination(destination.tenantId, destination.id);
       throw err;
     }
   }
   return { ...destinationView(destination), secret: secret?.shown ? secret.value : null };
+}
+
+/**
+ * A new destination of the tenant, its secret sealed in the secret store under
+ * `notify.<id>`. Everything is checked before anything is written.
+ */
+export async function addDestination(
+  dir: DataDir,
+  store: Store,
+  o: NewDestination,
+): Promise<AddedDestination> {
+  return writeDestination(dir, store, await prepareDestination(store, o));
 }
 
 export async function listDestinations(store: Store, tenantId: string): Promise<DestinationView[]> {

@@ -180,4 +180,11 @@ export interface NotifyRepo {
    * its attestation), written by its outbox use case in a transaction of its own.
    */
   runOutbox<R>(useCase: UseCase<OutboxOps, R>): Promise<R>;
+  /**
+   * `listener` is called after this process commits a transaction that wrote an event (on a
+   * later turn, never inside the transaction or on the committer's path), so the delivery
+   * loop need not wait for its poll; returns how to stop listening. Other processes' commits
+   * are not seen here: their own loop, or this one's poll, takes them.
+   */
+  onEventsCommitted(listener: () => void): () => void;
 }

@@ -42,6 +42,12 @@ export const COLUMNS = [
   },
   { section: 'metrics', pattern: /--metrics-listen .*ratio ([\d.]+) /m, cell: (m) => `${m[1]} without` },
   {
+    section: 'notify',
+    pattern:
+      /subscribed to decision\.refused .*ratio ([\d.]+) [\s\S]*?^notify drain: .*\(drain\/limit ([\d.]+)\)/m,
+    cell: (m) => `${m[1]} without; drain ${m[2]} of limit`,
+  },
+  {
     section: 'brokered',
     pattern: /^allowed POST \/v1\/brokered .*ratio ([\d.]+);.* ([\d.]+)x \(/m,
     cell: (m) => `${m[1]} direct; ${m[2]}x at one`,

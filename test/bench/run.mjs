@@ -16,6 +16,7 @@ import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
 import { listsBench } from './lists.mjs';
 import { metricsOverhead } from './metrics.mjs';
+import { notifyBench } from './notify.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -44,6 +45,7 @@ const SECTIONS = [
   'evidence',
   'proofs',
   'lists',
+  'notify',
   'replicas',
 ];
 if (only !== undefined && !SECTIONS.includes(only)) {
@@ -223,6 +225,22 @@ if (!only || only === 'metrics') {
     `allowed POST /v1/action with --metrics-listen (scraped every second, ${m.scrapes} scrapes) against without, ` +
       `interleaved over ${runs} rounds: ${fmt(m.on)} against ${fmt(m.off)} decisions/s (medians); ratio ${m.ratio.toFixed(3)} ` +
       `(rounds ${m.ratios.map((r) => r.toFixed(3)).join(', ')}; target at least 0.97)`,
+  );
+}
+if (!only || only === 'notify') {
+  const { cost: c, limited: l, unlimited: u } = await notifyBench(seconds, runs);
+  console.log(
+    `refused POST /v1/action with two webhook destinations subscribed to decision.refused (each decision durable, ` +
+      `its event and two deliveries in the same commit, sent by the loop to two loopback receivers answering 204) ` +
+      `against no destination, interleaved over ${runs} rounds: ${fmt(c.on)} against ${fmt(c.off)} decisions/s (medians); ` +
+      `ratio ${c.ratio.toFixed(3)} (rounds ${c.ratios.map((r) => r.toFixed(3)).join(', ')}; target at least 0.9); ` +
+      `receivers got ${c.received.map((n) => fmt(n)).join(' and ')} of ${fmt(c.refusals)} measured refusals and the warm-up, ` +
+      `outbox ${c.pending === 0 ? `empty ${fmt(c.drainedAfterMs)} ms after the last round` : 'still pending after 60 s'}`,
+  );
+  console.log(
+    `notify drain: ${fmt(l.n)} events queued while the receiver was down, then drained at ${fmt(l.rate)} events/s ` +
+      `to a receiver answering at most ${fmt(l.perSecond)}/s (drain/limit ${(l.rate / l.perSecond).toFixed(2)}); ` +
+      `${fmt(u.rate)} events/s to one without a limit`,
   );
 }
 if (!only || only === 'brokered') {

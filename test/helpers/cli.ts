@@ -105,6 +105,14 @@ export function startWitnessProcess(args: string[]): Promise<DaemonProcess> {
   return startListener('witness', ['witness', 'serve', '--listen', '127.0.0.1:0', ...args], {});
 }
 
+/** Start `svc notify listen` and wait until it says where it listens. */
+export function startNotifyListenProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<DaemonProcess> {
+  return startListener('notify listen', ['notify', 'listen', ...args], env);
+}
+
 /** Spawn a long-running command of the built binary and wait until it says where it listens. */
 function startListener(
   what: string,

@@ -125,6 +125,34 @@ describe('notifications in the daemon', () => {
     expect(metrics).not.toContain('private-receiver-path');
   });
 
+  it('wakes its loop when it commits an event: a refused decision is delivered long before the next poll', async () => {
+    answer = (res) => res.writeHead(204).end();
+    // The fixture's clock is months behind the daemon's: a token that outlives both.
+    const bot = await f.token('acme', 'bot', 3 * 365 * 86_400_000);
+    // An hour between polls: only the wake-up after the decision's commit can send it now.
+    daemon = await start({ allowLoopbackHttp: true, pollMs: 3_600_000 });
+    const res = await fetch(`${daemon.url}/v1/action`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bot}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenant_id: 'acme',
+        actor_id: 'bot',
+        capability: 'crm.write',
+        action: 'write',
+        task_id: 't1',
+        effect_key_step: 'wake-1',
+      }),
+    });
+    expect(res.status).toBe(403);
+    await until('the refusal at the receiver', () => (ids.length >= 2 ? true : undefined), undefined, 20_000);
+    const delivered = await f.store.notify.deliveries('acme', { limit: 5 });
+    expect(delivered.map((d) => [d.eventType, d.state])).toEqual([
+      ['decision.refused', 'delivered'],
+      ['decision.refused', 'delivered'],
+    ]);
+    expect(new Set(ids)).toEqual(new Set([delivered[0]!.eventId]));
+  });
+
   it('a pending delivery counts in the backlog; stopping waits for the send in flight and records it', async () => {
     let release: () => void = () => undefined;
     answer = (res) => (release = () => res.writeHead(200).end());

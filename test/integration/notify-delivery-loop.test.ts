@@ -151,6 +151,47 @@ describe('the delivery loop, against a real SQLite outbox and a real receiver', 
     expect((await f.store.notify.counts()).pending).toBe(0);
   });
 
+  it('claims and sends nothing until the commits so far are durable (Store.durable)', async () => {
+    await addHook('hook', rx.url);
+    const event = enqueue(['hook']);
+    let asked = 0;
+    let release: () => void = () => undefined;
+    const synced = new Promise<void>((ok) => (release = ok));
+    const l = new DeliveryLoop(
+      {
+        repo: f.store.notify,
+        durable: () => {
+          asked += 1;
+          return synced;
+        },
+        secrets: destinationSecrets(
+          new CredentialResolver(f.store.secrets, () => SecretBox.open(f.dir.root, { create: false })),
+        ),
+        senders: DESTINATION_SENDERS,
+        policy: { ...DEFAULT_OUTBOUND_POLICY, allowLoopbackHttp: true },
+        clock: () => new Date(),
+        random: Math.random,
+        log: quiet,
+      },
+      { pollMs: 20 },
+    );
+    loops.push(l);
+    l.start();
+    try {
+      // The first look waits on the fsync; the polls meanwhile join it (ten of them here).
+      await until('a look waiting on durability', () => (asked >= 1 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(rx.got).toHaveLength(0);
+      expect((await delivery(event.id))?.attempts).toBe(0);
+    } finally {
+      release();
+    }
+    await until('the delivery once durable', async () =>
+      (await delivery(event.id))?.state === 'delivered' ? true : undefined,
+    );
+    expect(rx.got).toHaveLength(1);
+  });
+
   it('retries an always-500 receiver on the schedule with the same event id, then dead-letters it; redeliver sends it again', async () => {
     await addHook('hook', rx.url);
     rx.answer = (res) => res.writeHead(500).end('internal detail that must not be kept');

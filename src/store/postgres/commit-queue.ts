@@ -121,33 +121,37 @@ export class PgCommitQueue {
   }
 
   private transaction(batch: Job<unknown>[], savepoints: boolean): Promise<void> {
-    return preparedTransaction(this.db.pool, async (tx) => {
-      await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`);
-      await lockTenants(
-        tx,
-        batch.map((j) => j.tenantId),
-      );
-      for (const job of batch) {
-        if (!savepoints) {
+    return preparedTransaction(
+      this.db.pool,
+      async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`);
+        await lockTenants(
+          tx,
+          batch.map((j) => j.tenantId),
+        );
+        for (const job of batch) {
+          if (!savepoints) {
+            try {
+              job.result = { ok: true, value: await job.work(tx) };
+            } catch (error) {
+              // Alone in its batch, the job's own error is its answer; otherwise run again isolated.
+              job.result = { ok: false, error };
+              throw batch.length === 1 ? new JobFailed() : new RunWithSavepoints();
+            }
+            continue;
+          }
+          await tx.query('SAVEPOINT job');
           try {
             job.result = { ok: true, value: await job.work(tx) };
+            await tx.query('RELEASE SAVEPOINT job');
           } catch (error) {
-            // Alone in its batch, the job's own error is its answer; otherwise run again isolated.
             job.result = { ok: false, error };
-            throw batch.length === 1 ? new JobFailed() : new RunWithSavepoints();
+            await tx.query('ROLLBACK TO SAVEPOINT job');
           }
-          continue;
         }
-        await tx.query('SAVEPOINT job');
-        try {
-          job.result = { ok: true, value: await job.work(tx) };
-          await tx.query('RELEASE SAVEPOINT job');
-        } catch (error) {
-          job.result = { ok: false, error };
-          await tx.query('ROLLBACK TO SAVEPOINT job');
-        }
-      }
-    });
+      },
+      this.db.outbox,
+    );
   }
 
   private failAll(batch: Job<unknown>[], err: unknown): void {

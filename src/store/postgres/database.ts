@@ -1,10 +1,13 @@
 import pg from 'pg';
 import { SvcError } from '../../core/errors.js';
+import { OutboxSignal } from '../outbox-signal.js';
 import { redactSecrets, redactUrl } from './connection-url.js';
 
 /** What a repository method runs inside `PgDb.tx`: queries on the transaction's one connection. */
 export interface PgTx {
   query<R>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** the transaction wrote an outbox event: `PgDb.outbox` is told once it has committed */
+  eventWritten?(): void;
 }
 
 export interface PgOptions {
@@ -28,6 +31,8 @@ export const DEFAULT_POOL_SIZE = 10;
  */
 export class PgDb {
   readonly pool: pg.Pool;
+  /** told after each commit of a transaction that wrote an outbox event */
+  readonly outbox = new OutboxSignal();
   private closed = false;
 
   constructor(
@@ -95,9 +100,13 @@ export class PgDb {
     // only handles while idle: without a listener the process would crash. The failed query
     // rejects on its own, so the event needs no action.
     client.on('error', ignore);
+    let wroteEvent = false;
     const tx: PgTx = {
       query: async <R>(sql: string, params?: unknown[]) =>
         (await client.query(sql, params as unknown[])).rows as R[],
+      eventWritten: () => {
+        wroteEvent = true;
+      },
     };
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
@@ -105,6 +114,7 @@ export class PgDb {
       await client.query('COMMIT');
       client.off('error', ignore);
       client.release();
+      if (wroteEvent) this.outbox.committed();
       return value;
     } catch (err) {
       try {

@@ -243,4 +243,8 @@ export class PgNotify implements NotifyRepo {
   async runOutbox<R>(useCase: UseCase<OutboxOps, R>): Promise<R> {
     return this.db.tx((tx) => runAsync(useCase, pgOutbox(tx)));
   }
+
+  onEventsCommitted(listener: () => void): () => void {
+    return this.db.outbox.listen(listener);
+  }
 }

@@ -40,6 +40,7 @@ export function pgOutbox(tx: PgTx): Async<OutboxOps> {
           event.timestamp,
         ]);
       }
+      tx.eventWritten?.();
     },
   };
 }

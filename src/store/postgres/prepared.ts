@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PgTx } from './database.js';
+import type { OutboxSignal } from '../outbox-signal.js';
 
 const names = new Map<string, string>();
 
@@ -32,7 +33,11 @@ export function preparedTx(client: pg.PoolClient): PgTx {
  * above): what `PgDb.tx` does, for the hot path. A connection whose rollback fails is
  * destroyed, never handed to the next caller.
  */
-export async function preparedTransaction<T>(pool: pg.Pool, fn: (tx: PgTx) => Promise<T>): Promise<T> {
+export async function preparedTransaction<T>(
+  pool: pg.Pool,
+  fn: (tx: PgTx) => Promise<T>,
+  outbox?: OutboxSignal,
+): Promise<T> {
   const client = await pool.connect();
   const ignore = () => undefined;
   // A checked-out connection the server drops emits 'error'; the failed query rejects by itself.
@@ -43,9 +48,17 @@ export async function preparedTransaction<T>(pool: pg.Pool, fn: (tx: PgTx) => Pr
   };
   try {
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-    const value = await fn(preparedTx(client));
+    let wroteEvent = false;
+    const tx: PgTx = {
+      ...preparedTx(client),
+      eventWritten: () => {
+        wroteEvent = true;
+      },
+    };
+    const value = await fn(tx);
     await client.query('COMMIT');
     release();
+    if (wroteEvent) outbox?.committed();
     return value;
   } catch (err) {
     try {

@@ -43,16 +43,30 @@ import {
   type DueRow,
 } from '../rows/notify.js';
 import { prep, storeError, type Db } from './database.js';
-import { sqliteOutbox } from './outbox.js';
+import { outboxSignal, sqliteOutbox } from './outbox.js';
 import { approvalExpiryOps, approvalReminderOps } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
 import { approvalReminder } from '../../core/notify/approval-reminder.js';
 import { runSync, type UseCase } from '../../core/use-case.js';
 import type { OutboxOps } from '../../core/notify/outbox.js';
 import { writeTransaction } from './write-lock.js';
+import type { CommitQueue } from './commit-queue.js';
 
 export class SqliteNotify implements NotifyRepo {
-  constructor(private readonly db: Db) {}
+  /**
+   * `commits`: the daemon's group commit. The loop's claims and outcomes, two writes per
+   * delivery, join the decisions' batches and their fsync off the event loop; each on its
+   * own would take the write lock and fsync on the event loop, stalling every decision.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly commits?: CommitQueue,
+  ) {}
+
+  /** A write of the delivery loop: in the group commit when there is one. */
+  private loopWrite<T>(work: () => T): Promise<T> {
+    return this.commits ? this.commits.submit(work) : writeTransaction(this.db, this.db.transaction(work));
+  }
 
   async addDestination(d: NotifyDestination): Promise<void> {
     try {
@@ -113,59 +127,53 @@ export class SqliteNotify implements NotifyRepo {
     if (due === undefined) return [];
     // In a write transaction: several daemons may serve one data dir, and SQLite's single
     // writer makes the select-then-lease atomic across them.
-    return writeTransaction(
-      this.db,
-      this.db.transaction(() => {
-        const keys = prep(
-          this.db,
-          `SELECT tenant_id, event_id, destination_id FROM notify_deliveries
+    return this.loopWrite(() => {
+      const keys = prep(
+        this.db,
+        `SELECT tenant_id, event_id, destination_id FROM notify_deliveries
            WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
            ORDER BY next_attempt_at, tenant_id, event_id, destination_id LIMIT ?`,
-        ).all(now, now, limit) as { tenant_id: string; event_id: string; destination_id: string }[];
-        const lease = prep(
-          this.db,
-          `UPDATE notify_deliveries SET lease_owner = ?, lease_until = ?
+      ).all(now, now, limit) as { tenant_id: string; event_id: string; destination_id: string }[];
+      const lease = prep(
+        this.db,
+        `UPDATE notify_deliveries SET lease_owner = ?, lease_until = ?
            WHERE tenant_id = ? AND event_id = ? AND destination_id = ?`,
-        );
-        const read = prep(
-          this.db,
-          `${DUE_SELECT} WHERE l.tenant_id = ? AND l.event_id = ? AND l.destination_id = ?`,
-        );
-        return keys.map((k) => {
-          lease.run(owner, leaseUntil, k.tenant_id, k.event_id, k.destination_id);
-          return toDue(read.get(k.tenant_id, k.event_id, k.destination_id) as DueRow);
-        });
-      }),
-    );
+      );
+      const read = prep(
+        this.db,
+        `${DUE_SELECT} WHERE l.tenant_id = ? AND l.event_id = ? AND l.destination_id = ?`,
+      );
+      return keys.map((k) => {
+        lease.run(owner, leaseUntil, k.tenant_id, k.event_id, k.destination_id);
+        return toDue(read.get(k.tenant_id, k.event_id, k.destination_id) as DueRow);
+      });
+    });
   }
 
   async recordAttempt(a: DeliveryAttempt): Promise<boolean> {
     const change = attemptChange(a);
-    return writeTransaction(
-      this.db,
-      this.db.transaction(() => {
-        const held =
-          prep(this.db, RECORD_ATTEMPT).run(
-            change.state,
-            change.nextAttemptAt,
-            a.status,
-            a.error,
-            a.at,
-            change.deliveredAt,
-            a.tenantId,
-            a.eventId,
-            a.destinationId,
-            a.owner,
-            a.at,
-          ).changes === 1;
-        if (held && change.disableDestination !== null) {
-          prep(this.db, DISABLE_DESTINATION).run(change.disableDestination, a.tenantId, a.destinationId);
-          prep(this.db, DISABLE_PENDING).run(change.disableDestination, a.at, a.tenantId, a.destinationId);
-          prep(this.db, BUMP_REGISTRY).run(a.tenantId);
-        }
-        return held;
-      }),
-    );
+    return this.loopWrite(() => {
+      const held =
+        prep(this.db, RECORD_ATTEMPT).run(
+          change.state,
+          change.nextAttemptAt,
+          a.status,
+          a.error,
+          a.at,
+          change.deliveredAt,
+          a.tenantId,
+          a.eventId,
+          a.destinationId,
+          a.owner,
+          a.at,
+        ).changes === 1;
+      if (held && change.disableDestination !== null) {
+        prep(this.db, DISABLE_DESTINATION).run(change.disableDestination, a.tenantId, a.destinationId);
+        prep(this.db, DISABLE_PENDING).run(change.disableDestination, a.at, a.tenantId, a.destinationId);
+        prep(this.db, BUMP_REGISTRY).run(a.tenantId);
+      }
+      return held;
+    });
   }
 
   async deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
@@ -253,5 +261,9 @@ export class SqliteNotify implements NotifyRepo {
       this.db,
       this.db.transaction(() => runSync(useCase, ops)),
     );
+  }
+
+  onEventsCommitted(listener: () => void): () => void {
+    return outboxSignal(this.db).listen(listener);
   }
 }

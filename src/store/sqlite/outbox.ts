@@ -3,7 +3,20 @@ import type { NotifyEvent } from '../../core/notify/event.js';
 import type { OutboxOps } from '../../core/notify/outbox.js';
 import { INSERT_DELIVERY, INSERT_EVENT, MARK_BUDGET } from '../notify-sql.js';
 import { DESTINATION_COLUMNS, toDestination, type DestinationRow } from '../rows/notify.js';
+import { OutboxSignal } from '../outbox-signal.js';
 import { prep, type Db } from './database.js';
+
+const signals = new WeakMap<Db, OutboxSignal>();
+
+/** The connection's signal of committed events (outbox-signal.ts). */
+export function outboxSignal(db: Db): OutboxSignal {
+  let s = signals.get(db);
+  if (!s) {
+    s = new OutboxSignal();
+    signals.set(db, s);
+  }
+  return s;
+}
 
 /**
  * The outbox's operations on this connection, for a use case running inside a write
@@ -38,6 +51,9 @@ export function sqliteOutbox(db: Db): OutboxOps {
           event.timestamp,
         );
       }
+      // better-sqlite3 runs a transaction synchronously, so by the signal's turn it has
+      // committed (or rolled back, which costs the loop one empty look).
+      outboxSignal(db).committed();
     },
   };
 }

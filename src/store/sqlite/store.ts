@@ -116,7 +116,7 @@ export class SqliteStore implements Store {
     this.channels = new SqliteChannels(db);
     this.proofs = new SqliteMerkleProofs(db);
     this.themes = new SqliteThemes(db);
-    this.notify = new SqliteNotify(db);
+    this.notify = new SqliteNotify(db, commits);
     this.consoleSessions = new SqliteConsoleSessions(db);
   }
 

@@ -12,6 +12,7 @@ import { setSecret } from '../../../src/provisioning/secret.js';
 import { createTenant } from '../../../src/provisioning/tenant.js';
 import { DataDir } from '../../../src/store/data-dir.js';
 import { pgOutbox } from '../../../src/store/postgres/outbox.js';
+import { preparedTransaction } from '../../../src/store/postgres/prepared.js';
 import { PgStore } from '../../../src/store/postgres/store.js';
 import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
 import { tmpDir } from '../../helpers/tmp.js';
@@ -120,5 +121,48 @@ describe.skipIf('skip' in server)('notification delivery from two PostgreSQL rep
     expect(sent.get('0:delivered') ?? 0).toBeGreaterThan(0);
     expect(sent.get('1:delivered') ?? 0).toBeGreaterThan(0);
     expect((sent.get('0:delivered') ?? 0) + (sent.get('1:delivered') ?? 0)).toBe(EVENTS);
+  });
+
+  it('tells the committing replica, once its transaction has committed, that it wrote an event; not a rollback, not the other replica', async () => {
+    const [a, b] = stores as [PgStore, PgStore];
+    const told = { a: [] as number[], b: 0 };
+    const visible = async () => (await b.notify.deliveries('acme', { limit: 200 })).length;
+    // What the other replica already sees when the committing one is told: the commit landed.
+    const offA = a.notify.onEventsCommitted(() => void visible().then((n) => told.a.push(n)));
+    const offB = b.notify.onEventsCommitted(() => (told.b += 1));
+    try {
+      const before = await visible();
+      const one = newEvent('acme', 'approval.requested', new Date().toISOString(), { approval_id: 'apr_x' });
+      await a.db.tx((tx) => pgOutbox(tx).writeEvent(one, ['hook']));
+      await until('the first signal', () => (told.a.length === 1 ? true : undefined));
+      expect(told.a).toEqual([before + 1]);
+      // The decisions' path: a prepared transaction of the commit queue.
+      const two = newEvent('acme', 'approval.requested', new Date().toISOString(), { approval_id: 'apr_y' });
+      await preparedTransaction(a.db.pool, (tx) => pgOutbox(tx).writeEvent(two, ['hook']), a.db.outbox);
+      await until('the second signal', () => (told.a.length === 2 ? true : undefined));
+      expect(told.a).toEqual([before + 1, before + 2]);
+      // Rolled back: nothing committed, nobody told (a write that follows is, once).
+      const three = newEvent('acme', 'approval.requested', new Date().toISOString(), {
+        approval_id: 'apr_z',
+      });
+      await expect(
+        a.db.tx(async (tx) => {
+          await pgOutbox(tx).writeEvent(three, ['hook']);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await a.db.tx((tx) =>
+        pgOutbox(tx).writeEvent(
+          newEvent('acme', 'approval.requested', new Date().toISOString(), { approval_id: 'apr_w' }),
+          ['hook'],
+        ),
+      );
+      await until('the third signal', () => (told.a.length === 3 ? true : undefined));
+      expect(told.a).toEqual([before + 1, before + 2, before + 3]);
+      expect(told.b).toBe(0);
+    } finally {
+      offA();
+      offB();
+    }
   });
 });

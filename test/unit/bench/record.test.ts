@@ -16,6 +16,7 @@ describe('the bench recorder', () => {
       compare: '1.27 Cerbos; 0.14 bare',
       auth: '0.20 bare',
       'auth-timing': 'gap 0.7 us',
+      notify: '0.337 without; drain 0.93 of limit',
       brokered: '0.03 direct; 20.0x at one',
       sdk: '1.07x at one; 0.88 at 32',
       evidence: 'export 2.3x; verify 8.7x',
@@ -43,6 +44,7 @@ describe('the bench recorder', () => {
     expect(cells.slice(0, 4)).toEqual(['2026-11-26 23:40 UTC', 'abc1234', '2 × AMD \\| EPYC', '1.17x']);
     expect(cells.at(-2)).toBe('5,000: 1.15x');
     expect(cells.filter((c) => c === '')).toHaveLength(COLUMNS.length - 2);
+    expect(COLUMNS.map((c) => c.section)).toContain('notify');
   });
 
   it('appends the row as the last of the table between the markers, and refuses a page without them', () => {
