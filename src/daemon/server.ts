@@ -43,6 +43,7 @@ import { SecretBox } from '../integration/secret-box.js';
 import { DeliveryLoop } from '../notify/delivery-loop.js';
 import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
 import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from '../notify/outbound-policy.js';
+import { closeOutboundConnections } from '../notify/outbound-http.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
@@ -219,7 +220,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     },
   );
   anchors.start();
-  const notify = notifyLoop(dir, store, o, app.log, metrics);
+  const notify = notifyLoop(dir, store, o, app.log, metrics, () => activity.count > 0);
   notify.start();
   let metricsListener: MetricsListener | undefined;
   if (metrics && o.metrics) {
@@ -305,6 +306,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         await metricsListener?.close();
         await appClosed;
         await notifyClosed;
+        await closeOutboundConnections();
         await anchors.stop({ flush: true });
         await attestor.close();
         await store.close();
@@ -327,6 +329,7 @@ function notifyLoop(
   o: DaemonStartOptions,
   log: FastifyInstance['log'],
   metrics: SvcMetrics | undefined,
+  busy: () => boolean,
 ): DeliveryLoop {
   const credentials = new CredentialResolver(store.secrets, () =>
     SecretBox.open(dir.root, { create: false }),
@@ -342,6 +345,7 @@ function notifyLoop(
     {
       repo: store.notify,
       durable: () => store.durable(),
+      busy,
       secrets: destinationSecrets(credentials),
       senders: DESTINATION_SENDERS,
       policy,

@@ -54,6 +54,13 @@ export interface DeliveryLoopDeps {
   };
   observer?: DeliveryObserver;
   /**
+   * Whether the daemon is answering requests right now. While it is, the loop keeps at most
+   * `BUSY_CONCURRENCY` sends in flight: deliveries share the process with decisions, and a
+   * backlog (a flood of `decision.refused`, a receiver back after an outage) must not take
+   * the decisions' CPU. Once the requests stop, the loop uses its whole concurrency again.
+   */
+  busy?: () => boolean;
+  /**
    * Resolves once every commit so far is durable (`Store.durable`): nothing is sent for a
    * change that a crash could still undo. Absent: commits are durable when they return.
    */
@@ -75,6 +82,13 @@ export interface DeliveryLoopOptions {
 
 export const DEFAULT_POLL_MS = 1000;
 export const DEFAULT_CONCURRENCY = 16;
+/**
+ * While the daemon is answering requests (`busy`): one send at a time, and a claim at most
+ * every `BUSY_GAP_MS`, so deliveries take a bounded share of the process (at most about 200
+ * a second) however large the backlog; the rest waits for a quiet moment.
+ */
+export const BUSY_CONCURRENCY = 1;
+export const BUSY_GAP_MS = 5;
 /** Dead letters are kept this long, then purged (semantics.md: 30 days). */
 export const DEAD_LETTER_KEEP_MS = 30 * 86_400_000;
 const PURGE_EVERY_MS = 86_400_000;
@@ -96,6 +110,9 @@ export class DeliveryLoop {
   private readonly timers: NodeJS.Timeout[] = [];
   private looking: Promise<void> | undefined;
   private again = false;
+  /** when the last claim was made while busy, and the timer of the next one */
+  private lastBusyClaim = -Infinity;
+  private paceTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private unlisten: (() => void) | undefined;
 
@@ -160,13 +177,30 @@ export class DeliveryLoop {
     this.stopped = true;
     this.unlisten?.();
     for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.paceTimer);
     await this.looking;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private async claimAndSend(): Promise<void> {
-    const free = this.concurrency - this.inFlight.size;
+    const busy = this.deps.busy?.() === true;
+    const limit = busy ? Math.min(BUSY_CONCURRENCY, this.concurrency) : this.concurrency;
+    const free = limit - this.inFlight.size;
     if (free <= 0) return;
+    if (busy) {
+      const wait = this.lastBusyClaim + BUSY_GAP_MS - performance.now();
+      if (wait > 0) {
+        if (this.paceTimer === undefined) {
+          this.paceTimer = setTimeout(() => {
+            this.paceTimer = undefined;
+            void this.wake();
+          }, wait);
+          this.paceTimer.unref();
+        }
+        return;
+      }
+      this.lastBusyClaim = performance.now();
+    }
     let due: DueDelivery[];
     try {
       await this.deps.durable?.();

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
+import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { addressClass, allowListed } from './outbound-address.js';
 import type { OutboundPolicy, SendOutcome } from './outbound-policy.js';
@@ -146,6 +147,75 @@ function pinnedLookup(addresses: readonly { address: string; family: number }[])
   }) as unknown as LookupFunction;
 }
 
+/** How long a kept-alive connection to a receiver waits for the next attempt. */
+const KEEP_ALIVE_MS = 4_000;
+/** Receivers (origin and checked addresses) whose connections are kept at once. */
+const MAX_AGENTS = 64;
+
+/**
+ * Connections kept alive between attempts, one agent per receiver origin AND the exact set
+ * of addresses the attempt's own check allowed, pinned to them. An attempt reuses a
+ * connection only when its check, made again at every attempt, allowed the same addresses
+ * the connection was opened to: a name re-bound since then gets a new agent (and is checked
+ * like any other), and a connection never outlives a check that would now refuse it by more
+ * than the attempt that makes that check. A new TCP and TLS handshake per event would
+ * otherwise cost more than the event. Bounded: the least recently used agent is closed.
+ */
+class AgentPool {
+  private readonly agents = new Map<string, Agent>();
+
+  get(
+    u: URL,
+    addresses: readonly { address: string; family: number }[],
+    policy: OutboundPolicy,
+    ca: string | undefined,
+  ): Agent {
+    const key = JSON.stringify([
+      u.origin,
+      addresses.map((a) => a.address),
+      policy.timeoutMs,
+      ca === undefined ? null : createHash('sha256').update(ca).digest('hex'),
+    ]);
+    let agent = this.agents.get(key);
+    if (agent) {
+      this.agents.delete(key);
+    } else {
+      agent = new Agent({
+        connect: {
+          timeout: policy.timeoutMs,
+          lookup: pinnedLookup(addresses),
+          ...(ca !== undefined ? { ca } : {}),
+        },
+        headersTimeout: policy.timeoutMs,
+        bodyTimeout: policy.timeoutMs,
+        maxHeaderSize: 16 * 1024,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        keepAliveMaxTimeout: KEEP_ALIVE_MS,
+        pipelining: 1,
+      });
+      while (this.agents.size >= MAX_AGENTS) {
+        const [oldest, old] = this.agents.entries().next().value as [string, Agent];
+        this.agents.delete(oldest);
+        void old.close().catch(() => undefined);
+      }
+    }
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  /** Close every kept connection (the daemon's stop, a test's end). */
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(all.map((a) => a.destroy().catch(() => undefined)));
+  }
+}
+
+const AGENTS = new AgentPool();
+
+/** Close the connections kept alive to receivers. */
+export const closeOutboundConnections = (): Promise<void> => AGENTS.close();
+
 /**
  * One POST to a notification receiver, under the deployment's outbound policy. Never
  * redirected (a 3xx is a `redirect` retry; its Location is not read), bounded by
@@ -182,31 +252,15 @@ export async function exchangeOutbound(
     return { outcome: { kind: 'refused', error: 'bad_url' } };
   if (u.username !== '' || u.password !== '') return { outcome: { kind: 'refused', error: 'bad_url' } };
 
-  let agent: Agent | undefined;
   let body: { destroy(): unknown } | undefined;
   const deadline = new Deadline(policy.timeoutMs, () => {
     body?.destroy();
-    void agent?.destroy().catch(() => undefined);
   });
   try {
     const checked = await checkAddresses(u, policy, options.resolve ?? systemResolve, deadline);
     if (!checked.ok) return { outcome: checked.outcome };
     if (deadline.expired) return { outcome: { kind: 'retry', status: null, error: 'timeout' } };
-
-    // One agent per attempt, pinned to this attempt's checked addresses and closed after it:
-    // no pooled connection outlives the check that allowed it.
-    agent = new Agent({
-      connect: {
-        timeout: policy.timeoutMs,
-        lookup: pinnedLookup(checked.addresses),
-        ...(options.ca !== undefined ? { ca: options.ca } : {}),
-      },
-      headersTimeout: policy.timeoutMs,
-      bodyTimeout: policy.timeoutMs,
-      maxHeaderSize: 16 * 1024,
-      keepAliveTimeout: 1,
-      pipelining: 0,
-    });
+    const agent = AGENTS.get(u, checked.addresses, policy, options.ca);
     let timedOut = false;
     try {
       const res = await request(u, {
@@ -245,6 +299,5 @@ export async function exchangeOutbound(
   } finally {
     deadline.clear();
     body?.destroy();
-    if (agent) await agent.destroy().catch(() => undefined);
   }
 }

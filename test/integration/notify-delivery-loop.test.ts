@@ -102,7 +102,9 @@ function enqueue(to: string[]) {
   return event;
 }
 
-function loop(opts: { speedup?: number; timeoutMs?: number; owner?: string } = {}): DeliveryLoop {
+function loop(
+  opts: { speedup?: number; timeoutMs?: number; owner?: string; busy?: () => boolean } = {},
+): DeliveryLoop {
   const l = new DeliveryLoop(
     {
       repo: f.store.notify,
@@ -115,6 +117,7 @@ function loop(opts: { speedup?: number; timeoutMs?: number; owner?: string } = {
       random: Math.random,
       log: quiet,
       observer,
+      ...(opts.busy ? { busy: opts.busy } : {}),
     },
     { pollMs: 50, speedup: opts.speedup ?? 1_000_000, ...(opts.owner ? { owner: opts.owner } : {}) },
   );
@@ -128,6 +131,44 @@ const delivery = async (eventId: string, dest = 'hook') =>
   );
 
 describe('the delivery loop, against a real SQLite outbox and a real receiver', () => {
+  it('sends one at a time while the daemon is answering requests, and all at once when it is not', async () => {
+    await addHook('hook', rx.url);
+    let open = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    rx.answer = (res) => {
+      open += 1;
+      most = Math.max(most, open);
+      held.push(() => {
+        open -= 1;
+        res.writeHead(204).end();
+      });
+    };
+    const release = setInterval(() => held.splice(0).forEach((answer) => answer()), 30);
+    try {
+      let busy = true;
+      const l = loop({ busy: () => busy });
+      const first = [enqueue(['hook']), enqueue(['hook']), enqueue(['hook']), enqueue(['hook'])];
+      l.start();
+      await until('the first four delivered', async () => {
+        for (const e of first) if ((await delivery(e.id))?.state !== 'delivered') return undefined;
+        return true;
+      });
+      expect(most).toBe(1);
+      busy = false;
+      most = 0;
+      const later = [enqueue(['hook']), enqueue(['hook']), enqueue(['hook']), enqueue(['hook'])];
+      void l.wake();
+      await until('the next four delivered', async () => {
+        for (const e of later) if ((await delivery(e.id))?.state !== 'delivered') return undefined;
+        return true;
+      });
+      expect(most).toBeGreaterThan(1);
+    } finally {
+      clearInterval(release);
+    }
+  });
+
   it('delivers a signed event that the standardwebhooks package verifies, and records it delivered', async () => {
     const secret = await addHook('hook', rx.url);
     const event = enqueue(['hook']);

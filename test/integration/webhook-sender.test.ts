@@ -465,6 +465,66 @@ describe('the send-time address check (a resolver the test controls)', () => {
     expect(rebound.got).toHaveLength(0);
   });
 
+  it('keeps a connection alive only for attempts whose own check allowed the address it goes to', async () => {
+    const counted = async (host: string, port = 0) => {
+      const server = createHttp((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(204).end());
+      });
+      const r = { connections: 0, requests: 0, port: 0 };
+      server.on('connection', () => (r.connections += 1));
+      server.on('request', () => (r.requests += 1));
+      r.port = await listen(server, host, port);
+      return r;
+    };
+    const first = await counted('127.0.0.1');
+    const second = await counted('127.0.0.2', first.port);
+    const resolve = answering(...Array<string[]>(8).fill(['127.0.0.1']), ['127.0.0.2'], ['10.0.0.1']);
+    const send = webhookSender({ resolve });
+    const target = { url: `http://keepalive.test:${first.port}/in`, secrets: [newWebhookSecret()] };
+    for (let i = 0; i < 9; i++) {
+      expect(await send(target, event, loopback, now())).toEqual({ kind: 'delivered', status: 204 });
+    }
+    // Eight attempts checked 127.0.0.1 and went over kept connections (a second one may open
+    // while the first is being handed back). The ninth was checked to 127.0.0.2: a connection
+    // of its own there, never a kept one.
+    expect(first.requests).toBe(8);
+    expect(first.connections).toBeLessThanOrEqual(2);
+    expect(second).toMatchObject({ requests: 1, connections: 1 });
+    // The check runs at every attempt: a kept connection does not carry a refused name through.
+    expect(await send(target, event, loopback, now())).toEqual({
+      kind: 'refused',
+      error: 'http_not_allowed',
+    });
+    expect(first.requests + second.requests).toBe(9);
+    expect(resolve.calls).toBe(10);
+  });
+
+  it('a connection cut by the time-out is closed, not kept for the next attempt', async () => {
+    let hang = true;
+    const sockets: Socket[] = [];
+    const server = createHttp((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (!hang) res.writeHead(204).end();
+      });
+    });
+    server.on('connection', (s: Socket) => sockets.push(s));
+    const port = await listen(server);
+    const send = webhookSender({ resolve: answering(['127.0.0.1']) });
+    const target = { url: `http://hang.test:${port}/in`, secrets: [newWebhookSecret()] };
+    const short = { ...loopback, timeoutMs: 300 };
+    expect(await send(target, event, short, now())).toEqual({
+      kind: 'retry',
+      status: null,
+      error: 'timeout',
+    });
+    expect(sockets).toHaveLength(1);
+    if (!sockets[0]!.closed) await once(sockets[0]!, 'close');
+    hang = false;
+    expect(await send(target, event, short, now())).toEqual({ kind: 'delivered', status: 204 });
+  });
+
   it('a resolver that never answers is cut at the time-out', async () => {
     const send = webhookSender({ resolve: () => new Promise(() => undefined) });
     const out = await send(
