@@ -257,9 +257,7 @@ describe('console notifications page and approval links in chromium (built binar
     const gone = page.locator('table.destinations tr[data-destination="gone"]');
     expect(await gone.innerText()).toMatch(/disabled\s+410 Gone from the receiver/);
     const chat = page.locator('table.destinations tr[data-destination="team-chat"]');
-    expect(await chat.innerText()).toMatch(
-      /https:\/\/slack\.com\/api[\s\S]*channel\s+C0APPROVALS/,
-    );
+    expect(await chat.innerText()).toMatch(/https:\/\/slack\.com\/api[\s\S]*channel\s+C0APPROVALS/);
     await shot('notifications');
     const html = await page.content();
     for (const secret of [webhookSecret, BOT_TOKEN, 'receiver stack trace'])
