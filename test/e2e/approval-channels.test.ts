@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +13,7 @@ import {
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { provisionRefunds } from '../helpers/refund-tenant.js';
 
 const SECRET = 'e2e-chat-signing-secret-5f1c2a';
 const APP = 'e2e-bot-app-id';
@@ -87,39 +88,12 @@ describe('approval channels end to end (built binary, TLS)', () => {
       '--collab-user-id',
       '7d3c9a1e-bob',
     ]);
-    await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice']);
-    await svc([
-      'capability',
-      'register',
-      ...t,
-      '--name',
-      'payments.send',
-      '--actions',
-      'write',
-      '--tier',
-      '4',
-      '--irreversible',
-      '--cost-usd',
-      '40',
-    ]);
-    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'payments.send']);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await svc(['policy', 'set', ...t, '--file', policy]);
-    await svc([
-      'task',
-      'create',
-      ...t,
-      '--id',
-      't1',
-      '--sponsor',
-      'alice',
-      '--budget-usd',
-      '1000',
-      '--actor',
-      'bot',
-    ]);
-    bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
+    bot = await provisionRefunds(env, {
+      tenant: 'acme',
+      sponsor: 'alice',
+      dir: tmp.path,
+      capability: 'payments.send',
+    });
     await svc([
       'channel',
       'add',

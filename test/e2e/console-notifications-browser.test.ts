@@ -15,6 +15,7 @@ import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until as untilFound } from '../helpers/until.js';
+import { provisionRefunds } from '../helpers/refund-tenant.js';
 
 const BOT_TOKEN = 'xoxb-e2e-never-in-the-browser';
 
@@ -110,39 +111,13 @@ describe('console notifications page and approval links in chromium (built binar
         ...roles.flatMap((r) => ['--role', r]),
       ]);
     }
-    await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'olivia']);
-    await svc([
-      'capability',
-      'register',
-      ...t,
-      '--name',
-      'refunds.issue',
-      '--actions',
-      'write',
-      '--tier',
-      '4',
-      '--irreversible',
-      '--cost-usd',
-      '40',
-    ]);
-    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'refunds.issue']);
-    writeFileSync(join(tmp.path, 'policy.cedar'), 'permit (principal, action, resource);\n');
-    await svc(['policy', 'set', ...t, '--file', join(tmp.path, 'policy.cedar')]);
-    for (const task of ['t1', 't2']) {
-      await svc([
-        'task',
-        'create',
-        ...t,
-        '--id',
-        task,
-        '--sponsor',
-        'olivia',
-        '--budget-usd',
-        '10000',
-        '--actor',
-        'bot',
-      ]);
-    }
+    await provisionRefunds(env, {
+      tenant: 'acme',
+      sponsor: 'olivia',
+      dir: tmp.path,
+      tasks: ['t1', 't2'],
+      budgetUsd: 10000,
+    });
     tokens = {
       olivia: '',
       oscar: '',

@@ -7,6 +7,7 @@ import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
 import { ChatApiServer, CollabServer, type VendorRequest } from '../helpers/vendor-apis.js';
+import { provisionRefunds } from '../helpers/refund-tenant.js';
 
 const SIGNING = 'e2e-chat-signing-secret-81d0';
 const BOT_TOKEN = 'xoxb-e2e-bot-token-5c27';
@@ -122,39 +123,7 @@ describe('chat and collab destinations end to end (built binary, TLS, loopback v
       ]);
     await human('bob', 'U024BOB', 'aad-bob');
     await human('carol', 'U024CAROL', 'aad-carol');
-    await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice']);
-    await svc([
-      'capability',
-      'register',
-      ...t,
-      '--name',
-      'refunds.issue',
-      '--actions',
-      'write',
-      '--tier',
-      '4',
-      '--irreversible',
-      '--cost-usd',
-      '40',
-    ]);
-    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'refunds.issue']);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await svc(['policy', 'set', ...t, '--file', policy]);
-    await svc([
-      'task',
-      'create',
-      ...t,
-      '--id',
-      't1',
-      '--sponsor',
-      'alice',
-      '--budget-usd',
-      '1000',
-      '--actor',
-      'bot',
-    ]);
-    bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
+    bot = await provisionRefunds(env, { tenant: 'acme', sponsor: 'alice', dir: tmp.path });
     bob = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bob'], env)).token;
     // callbacks: how a press comes back
     await svc([

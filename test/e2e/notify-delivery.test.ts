@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../help
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
+import { provisionRefunds } from '../helpers/refund-tenant.js';
 
 interface Received {
   path: string;
@@ -110,39 +111,7 @@ describe('notification delivery end to end (built binary, TLS, loopback receiver
     const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
     ca = readFileSync(init.ca_cert);
     await svc(['actor', 'add', ...t, '--id', 'bob', '--kind', 'human', '--role', 'approver']);
-    await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice']);
-    await svc([
-      'capability',
-      'register',
-      ...t,
-      '--name',
-      'refunds.issue',
-      '--actions',
-      'write',
-      '--tier',
-      '4',
-      '--irreversible',
-      '--cost-usd',
-      '40',
-    ]);
-    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'refunds.issue']);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await svc(['policy', 'set', ...t, '--file', policy]);
-    await svc([
-      'task',
-      'create',
-      ...t,
-      '--id',
-      't1',
-      '--sponsor',
-      'alice',
-      '--budget-usd',
-      '1000',
-      '--actor',
-      'bot',
-    ]);
-    bot = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'])).token;
+    bot = await provisionRefunds(env, { tenant: 'acme', sponsor: 'alice', dir: tmp.path });
     bob = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'bob'])).token;
     await addHook('hook', 'approval.*');
     await startDaemon();

@@ -10,6 +10,7 @@ import { call } from '../helpers/https.js';
 import { serverPki } from '../helpers/server-pki.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
+import { provisionRefunds } from '../helpers/refund-tenant.js';
 
 interface Mail {
   raw: string;
@@ -127,39 +128,7 @@ describe('email destinations and reminders end to end (built binary, real SMTP s
     const init = await svc<{ ca_cert: string }>(['init', ...t, '--admin', 'alice']);
     ca = readFileSync(init.ca_cert);
     await svc(['actor', 'add', ...t, '--id', 'bob', '--kind', 'human', '--role', 'approver']);
-    await svc(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice']);
-    await svc([
-      'capability',
-      'register',
-      ...t,
-      '--name',
-      'refunds.issue',
-      '--actions',
-      'write',
-      '--tier',
-      '4',
-      '--irreversible',
-      '--cost-usd',
-      '40',
-    ]);
-    await svc(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'refunds.issue']);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await svc(['policy', 'set', ...t, '--file', policy]);
-    await svc([
-      'task',
-      'create',
-      ...t,
-      '--id',
-      't1',
-      '--sponsor',
-      'alice',
-      '--budget-usd',
-      '1000',
-      '--actor',
-      'bot',
-    ]);
-    bot = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'])).token;
+    bot = await provisionRefunds(env, { tenant: 'acme', sponsor: 'alice', dir: tmp.path });
     bob = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'bob'])).token;
 
     const password = join(tmp.path, 'smtp-password');
