@@ -8,6 +8,7 @@ import { tmpDir } from '../helpers/tmp.js';
 import { until } from '../helpers/until.js';
 import { ChatApiServer, CollabServer, type VendorRequest } from '../helpers/vendor-apis.js';
 import { provisionRefunds } from '../helpers/refund-tenant.js';
+import { startConsoleProcess } from '../helpers/browser.js';
 
 const SIGNING = 'e2e-chat-signing-secret-81d0';
 const BOT_TOKEN = 'xoxb-e2e-bot-token-5c27';
@@ -310,6 +311,39 @@ describe('chat and collab destinations end to end (built binary, TLS, loopback v
     );
     await resumeAllowed('cli-1', id);
   });
+  it('approved in the operator console: the chat messages and the card still become the outcome', async () => {
+    const id = await defer('console-1');
+    await wait(
+      'the card and the chat messages posted',
+      () => cardFor(id) !== undefined && postedFor(id).length === 3,
+    );
+    const consoleApp = await startConsoleProcess([], env);
+    try {
+      const signIn = await call(`${consoleApp.url}/api/session`, {
+        ca,
+        method: 'POST',
+        body: {},
+        headers: { authorization: `Bearer ${bob}` },
+      });
+      expect(signIn.status).toBe(200);
+      const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+      const decided = await call(`${consoleApp.url}/api/approvals/${id}/decision`, {
+        ca,
+        method: 'POST',
+        body: { decision: 'approve' },
+        headers: { cookie, 'x-csrf-token': String(signIn.body.csrf_token) },
+      });
+      expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    } finally {
+      await consoleApp.stop();
+    }
+    await chatUpdated(id, /^Approved by bob/);
+    await wait('the card updated', () =>
+      collab.activityRequests().some((a) => a.method === 'PUT' && JSON.stringify(a.body).includes(id)),
+    );
+    await resumeAllowed('console-1', id);
+  });
+
   it('svc notify test posts one plain "svc test notification" message to a chat and a collab destination', async () => {
     for (const [id, count] of [
       ['ops-room', () => chatApi.posts().length],
