@@ -6,6 +6,7 @@ import { BIN, ROOT, runJson, runSvc, startDaemonProcess, type DaemonProcess } fr
 import { downstream, type Downstream } from '../helpers/downstream.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'crm-e2e-token-3b7d0f';
 const NEXT = 'crm-e2e-next-a81c44';
@@ -311,7 +312,13 @@ describe('brokered execution end to end (built binary, TLS)', () => {
     expect(await inflight).toBeInstanceOf(Error);
 
     daemon = await startDaemonProcess(['--integration-ops', ops], env);
-    expect(daemon.stdout()).toMatch(/interrupted brokered executions recorded as outcome unknown/);
+    // The log is on stdout and "listening on" on stderr: two pipes, no order between them.
+    const warned = /interrupted brokered executions recorded as outcome unknown/;
+    await until(
+      'the interrupted-executions warning',
+      () => (warned.test(daemon.stdout()) ? true : undefined),
+      () => daemon.stdout(),
+    );
     const receipts = await call(`${daemon.url}/v1/receipts?task_id=t1`, {
       ca,
       headers: { authorization: `Bearer ${bot}` },
