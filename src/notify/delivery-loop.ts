@@ -89,7 +89,10 @@ export const DEFAULT_CONCURRENCY = 16;
  */
 export const BUSY_CONCURRENCY = 1;
 export const BUSY_GAP_MS = 5;
-/** Dead letters are kept this long, then purged (semantics.md: 30 days). */
+/**
+ * Dead letters are kept this long, then purged (semantics.md: 30 days); delivered and
+ * disabled deliveries too, so the outbox does not grow with traffic forever.
+ */
 export const DEAD_LETTER_KEEP_MS = 30 * 86_400_000;
 const PURGE_EVERY_MS = 86_400_000;
 
@@ -325,10 +328,11 @@ export class DeliveryLoop {
     if (this.stopped) return;
     try {
       const before = new Date(this.deps.clock().getTime() - DEAD_LETTER_KEEP_MS).toISOString();
-      const n = await this.deps.repo.purgeDead(before);
-      if (n > 0) this.deps.log.info({ purged: n, before }, 'notify: dead letters older than 30 days purged');
+      const n = await this.deps.repo.purgeFinished(before);
+      if (n > 0)
+        this.deps.log.info({ purged: n, before }, 'notify: finished deliveries older than 30 days purged');
     } catch (err) {
-      this.deps.log.error({ err }, 'notify: cannot purge old dead letters');
+      this.deps.log.error({ err }, 'notify: cannot purge old finished deliveries');
     }
   }
 

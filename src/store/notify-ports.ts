@@ -158,8 +158,11 @@ export interface NotifyRepo {
    * daemon's timer calls it until it answers less than `limit`.
    */
   announceReminders(now: Date, limit: number): Promise<number>;
-  /** Drop dead letters older than `before` (kept 30 days); how many. */
-  purgeDead(before: string): Promise<number>;
+  /**
+   * Drop finished deliveries (dead letters, delivered, disabled) last changed before
+   * `before` (kept 30 days), and the events left with none; how many deliveries.
+   */
+  purgeFinished(before: string): Promise<number>;
   /** Remember a posted message; the same (destination, approval, target, message) twice is one. */
   saveMessage(m: PostedMessage): Promise<void>;
   /** The messages a destination posted for an approval, oldest first. */

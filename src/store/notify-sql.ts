@@ -40,7 +40,12 @@ export const TENANT_COUNTS = `SELECT
     (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'dead') AS dead,
     (SELECT count(*) FROM notify_destinations WHERE tenant_id = ? AND enabled = 0) AS disabled`;
 
-export const PURGE_DEAD = "DELETE FROM notify_deliveries WHERE state = 'dead' AND updated_at < ?";
+/**
+ * Finished deliveries (dead letters, delivered, disabled) last changed before a time: the
+ * outbox keeps them 30 days, so its tables do not grow with traffic forever.
+ */
+export const PURGE_FINISHED =
+  "DELETE FROM notify_deliveries WHERE state IN ('dead', 'delivered', 'disabled') AND updated_at < ?";
 /** Events left with no delivery (their dead letters purged) go with them. */
 export const PURGE_ORPHAN_EVENTS = `DELETE FROM notify_events WHERE NOT EXISTS (SELECT 1 FROM notify_deliveries l
   WHERE l.tenant_id = notify_events.tenant_id AND l.event_id = notify_events.id)`;

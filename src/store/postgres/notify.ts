@@ -23,7 +23,7 @@ import {
   MESSAGES_OF,
   SAVE_MESSAGE,
   numbered,
-  PURGE_DEAD,
+  PURGE_FINISHED,
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
   REDELIVER,
@@ -60,7 +60,7 @@ const SQL = {
   redeliver: `${numbered(REDELIVER)} RETURNING 1`,
   tenantCounts: numbered(TENANT_COUNTS),
   page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
-  purgeDead: `${numbered(PURGE_DEAD)} RETURNING 1`,
+  purgeFinished: `${numbered(PURGE_FINISHED)} RETURNING 1`,
   forgetMessages: numbered(FORGET_MESSAGES),
   forgetReminders: numbered(FORGET_REMINDERS),
   saveMessage: numbered(SAVE_MESSAGE),
@@ -232,9 +232,9 @@ export class PgNotify implements NotifyRepo {
     return this.db.tx((tx) => runAsync(approvalReminder(now, limit), approvalReminderOpsIn(tx)));
   }
 
-  async purgeDead(before: string): Promise<number> {
+  async purgeFinished(before: string): Promise<number> {
     return this.db.tx(async (tx) => {
-      const n = (await tx.query(SQL.purgeDead, [before])).length;
+      const n = (await tx.query(SQL.purgeFinished, [before])).length;
       if (n > 0) await tx.query(PURGE_ORPHAN_EVENTS);
       return n;
     });

@@ -22,7 +22,7 @@ import {
   FORGET_REMINDERS,
   MESSAGES_OF,
   SAVE_MESSAGE,
-  PURGE_DEAD,
+  PURGE_FINISHED,
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
   REDELIVER,
@@ -244,11 +244,11 @@ export class SqliteNotify implements NotifyRepo {
     );
   }
 
-  async purgeDead(before: string): Promise<number> {
+  async purgeFinished(before: string): Promise<number> {
     return writeTransaction(
       this.db,
       this.db.transaction(() => {
-        const n = prep(this.db, PURGE_DEAD).run(before).changes;
+        const n = prep(this.db, PURGE_FINISHED).run(before).changes;
         if (n > 0) prep(this.db, PURGE_ORPHAN_EVENTS).run();
         return n;
       }),

@@ -5,6 +5,7 @@ import { admits } from '../../../src/core/constraints.js';
 import { APPROVAL_TTL_MS } from '../../../src/core/decision/decide.js';
 import { EVENT_PAYLOADS } from '../../../src/api/event-payloads.js';
 import { eventEnvelope } from '../../../src/core/notify/event.js';
+import { emitEvent } from '../../../src/core/notify/outbox.js';
 import { PolicyCache } from '../../../src/daemon/policy-cache.js';
 import type { NotifyDestination } from '../../../src/store/notify-ports.js';
 import type { Store } from '../../../src/store/ports.js';
@@ -526,9 +527,51 @@ export function notifyContract(h: () => StoreHarness): void {
           nextAttemptAt: null,
         });
       }
-      expect(await s.notify.purgeDead(at(1000))).toBe(0);
-      expect(await s.notify.purgeDead(at(3000))).toBe(3);
+      expect(await s.notify.purgeFinished(at(1000))).toBe(0);
+      expect(await s.notify.purgeFinished(at(3000))).toBe(3);
       expect(await s.notify.deliveries('acme', { limit: 10 })).toEqual([]);
+    });
+
+    it('purges finished deliveries once kept 30 days, never a pending one, and the events left with none', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      await s.notify.addDestination(destination('a', ['*']));
+      await s.notify.addDestination(destination('b', ['*']));
+      const id = await s.notify.runOutbox(
+        emitEvent('acme', 'attestation.failed', at(0), () => ({ tree_size: 1 })),
+      );
+      for (const c of await s.notify.claimDue(at(1000), 'w1', at(61_000), 10)) {
+        if (c.destination.id !== 'a') continue;
+        await s.notify.recordAttempt({
+          tenantId: 'acme',
+          eventId: c.event.id,
+          destinationId: 'a',
+          owner: 'w1',
+          at: at(2000),
+          outcome: 'delivered',
+          status: 204,
+          error: null,
+          nextAttemptAt: null,
+        });
+      }
+      const states = async () =>
+        (await s.notify.deliveries('acme', { limit: 10 })).map((d) => [d.destinationId, d.state]).sort();
+      expect(await states()).toEqual([
+        ['a', 'delivered'],
+        ['b', 'pending'],
+      ]);
+      expect(await s.notify.purgeFinished(at(2000))).toBe(0);
+      // The delivered one goes; the pending one stays, and keeps its event.
+      expect(await s.notify.purgeFinished(at(3000))).toBe(1);
+      expect(await states()).toEqual([['b', 'pending']]);
+      expect(await s.notify.purgeFinished('2999-01-01T00:00:00.000Z')).toBe(0);
+      // Removed, its delivery ends disabled, and is purged in its turn with the event.
+      await s.notify.removeDestination('acme', 'b');
+      expect(await states()).toEqual([['b', 'disabled']]);
+      expect(await s.notify.purgeFinished('2999-01-01T00:00:00.000Z')).toBe(1);
+      expect(await states()).toEqual([]);
+      expect(id).toMatch(/^evt_/);
+      expect(await s.notify.redeliver('acme', id!, 'a', at(4000))).toBe(false);
     });
 
     describe('reminders', () => {
