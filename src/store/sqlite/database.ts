@@ -2,7 +2,7 @@ import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
 import { MIGRATIONS } from './migrations.js';
-import { BLOCKING_WAIT, setLockWait, type LockWait } from './write-lock.js';
+import { BLOCKING_WAIT, isBusy, setLockWait, type LockWait } from './write-lock.js';
 
 export type Db = Database.Database;
 
@@ -26,13 +26,34 @@ export function openDatabase(file: string, opts: { readonly?: boolean; lockWait?
   if (fresh) chmodSync(file, 0o600);
   db.pragma('busy_timeout = 5000');
   if (!opts.readonly) {
-    db.pragma('journal_mode = WAL');
+    whileBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma('synchronous = FULL');
   }
   db.pragma('foreign_keys = ON');
-  if (!opts.readonly) migrate(db);
+  if (!opts.readonly) whileBusy(() => migrate(db));
   setLockWait(db, opts.lockWait ?? BLOCKING_WAIT);
   return db;
+}
+
+const OPEN_WAIT_MS = 5000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Run a step of opening again while another process holds the file. Processes racing to
+ * open a fresh data dir (a CLI command beside the first daemon start) can get SQLITE_BUSY at
+ * once from the switch to WAL: SQLite answers busy without calling the busy handler where
+ * waiting could deadlock. Opening is allowed to block briefly, so wait and try again.
+ */
+function whileBusy<T>(step: () => T): T {
+  const end = Date.now() + OPEN_WAIT_MS;
+  for (;;) {
+    try {
+      return step();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > end) throw err;
+      Atomics.wait(pause, 0, 0, 25);
+    }
+  }
 }
 
 /** Apply every pending migration in one IMMEDIATE transaction, so two processes never race. */
