@@ -32,6 +32,7 @@ import {
   DELIVERY_COLUMNS,
   DESTINATION_COLUMNS,
   destinationValues,
+  attemptValues,
   DUE_SELECT,
   messageValues,
   toMessage,
@@ -151,22 +152,7 @@ export class PgNotify implements NotifyRepo {
   async recordAttempt(a: DeliveryAttempt): Promise<boolean> {
     const change = attemptChange(a);
     return this.db.tx(async (tx) => {
-      const held =
-        (
-          await tx.query(SQL.recordAttempt, [
-            change.state,
-            change.nextAttemptAt,
-            a.status,
-            a.error,
-            a.at,
-            change.deliveredAt,
-            a.tenantId,
-            a.eventId,
-            a.destinationId,
-            a.owner,
-            a.at,
-          ])
-        ).length === 1;
+      const held = (await tx.query(SQL.recordAttempt, attemptValues(a, change))).length === 1;
       if (held && change.disableDestination !== null) {
         await tx.query(SQL.disableDestination, [change.disableDestination, a.tenantId, a.destinationId]);
         await tx.query(SQL.disablePending, [change.disableDestination, a.at, a.tenantId, a.destinationId]);

@@ -1,5 +1,7 @@
+import type { AttemptChange } from '../../core/notify/delivery.js';
 import type { NotifyEvent } from '../../core/notify/event.js';
 import type {
+  DeliveryAttempt,
   DeliveryRecord,
   DeliveryState,
   DestinationKind,
@@ -188,3 +190,18 @@ export function toDue(r: DueRow) {
     }),
   };
 }
+
+/** The values of RECORD_ATTEMPT, in its order: the change, then the lease that must still hold. */
+export const attemptValues = (a: DeliveryAttempt, change: AttemptChange): (string | number | null)[] => [
+  change.state,
+  change.nextAttemptAt,
+  a.status,
+  a.error,
+  a.at,
+  change.deliveredAt,
+  a.tenantId,
+  a.eventId,
+  a.destinationId,
+  a.owner,
+  a.at,
+];

@@ -31,6 +31,7 @@ import {
   DELIVERY_COLUMNS,
   DESTINATION_COLUMNS,
   destinationValues,
+  attemptValues,
   DUE_SELECT,
   messageValues,
   toMessage,
@@ -153,20 +154,7 @@ export class SqliteNotify implements NotifyRepo {
   async recordAttempt(a: DeliveryAttempt): Promise<boolean> {
     const change = attemptChange(a);
     return this.loopWrite(() => {
-      const held =
-        prep(this.db, RECORD_ATTEMPT).run(
-          change.state,
-          change.nextAttemptAt,
-          a.status,
-          a.error,
-          a.at,
-          change.deliveredAt,
-          a.tenantId,
-          a.eventId,
-          a.destinationId,
-          a.owner,
-          a.at,
-        ).changes === 1;
+      const held = prep(this.db, RECORD_ATTEMPT).run(...attemptValues(a, change)).changes === 1;
       if (held && change.disableDestination !== null) {
         prep(this.db, DISABLE_DESTINATION).run(change.disableDestination, a.tenantId, a.destinationId);
         prep(this.db, DISABLE_PENDING).run(change.disableDestination, a.at, a.tenantId, a.destinationId);
