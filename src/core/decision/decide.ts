@@ -1,21 +1,18 @@
-import type { ActorKind } from '../actor.js';
 import { effectiveStatus } from '../approval.js';
 import { fits, microsToDecimal, remaining, shortfall, type Micros } from '../money.js';
-import type { NoDeferral, Outcome, RefusalCode } from './outcome.js';
+import type { NoDeferral, Outcome, PolicyQuestion, PolicyStep, RefusalCode } from './outcome.js';
 import type { DecisionRequest } from './request.js';
 import type { DecisionState } from './state.js';
 
 /** What the pure pipeline asks of policy and of execution constraints; both injected. */
 export interface DecisionRules {
-  policy: (q: {
-    actor: { id: string; kind: ActorKind; roles: readonly string[]; manager: string | null };
-    capability: { id: string; tier: number; irreversible: boolean; custody: string };
-    action: string;
-    taskId: string;
-    amountMicros: Micros;
-    route: 'action' | 'brokered';
-    nowEpochS: number;
-  }) => { allow: boolean; noPolicy: boolean; reason?: string; remedy?: string; determining: string[] };
+  policy: (q: PolicyQuestion) => {
+    allow: boolean;
+    noPolicy: boolean;
+    reason?: string;
+    remedy?: string;
+    determining: string[];
+  };
   constraints: (
     plan: unknown,
     usage: { count: number; totalMicros: Micros },
@@ -213,7 +210,7 @@ export function decide(
   }
 
   // 9. policy
-  const p = rules.policy({
+  const question: PolicyQuestion = {
     actor: { id: s.caller.id, kind: s.caller.kind, roles: s.caller.roles, manager: s.caller.managerId },
     capability: { id: cap.name, tier: cap.tier, irreversible: cap.irreversible, custody: cap.custody },
     action: req.action,
@@ -221,7 +218,36 @@ export function decide(
     amountMicros: requested,
     route: req.route,
     nowEpochS: Math.floor(s.now.getTime() / 1000),
-  });
+  };
+  const p = rules.policy(question);
+  // Every outcome from here on carries the step, assigned rather than spread (the hot path).
+  const policyStep: PolicyStep = {
+    question,
+    allow: p.allow,
+    noPolicy: p.noPolicy,
+    determining: p.determining,
+    approvalTier: s.approvalTier,
+  };
+  const outcome = afterPolicy(req, s, mode, p, { cap, task, requested, tier }, refuse);
+  if (outcome.kind !== 'no_deferral' && outcome.kind !== 'conflict') outcome.policyStep = policyStep;
+  return outcome;
+}
+
+/** Steps 9 (the answer) to 12: what follows from the policy's answer. */
+function afterPolicy(
+  req: DecisionRequest,
+  s: DecisionState,
+  mode: 'new' | 'resume',
+  p: ReturnType<DecisionRules['policy']>,
+  known: {
+    cap: NonNullable<DecisionState['capability']>;
+    task: NonNullable<DecisionState['task']>;
+    requested: Micros;
+    tier: number;
+  },
+  refuse: (code: RefusalCode, reason: string, remedy?: string, determining?: string[]) => Outcome,
+): Outcome {
+  const { cap, task, requested, tier } = known;
   if (!p.allow) {
     return refuse(
       p.noPolicy ? 'no_policy' : 'policy_denied',

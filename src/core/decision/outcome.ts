@@ -1,4 +1,29 @@
+import type { ActorKind } from '../actor.js';
 import type { Micros } from '../money.js';
+
+/** What the decision asks of the tenant's policy (step 9). */
+export interface PolicyQuestion {
+  actor: { id: string; kind: ActorKind; roles: readonly string[]; manager: string | null };
+  capability: { id: string; tier: number; irreversible: boolean; custody: string };
+  action: string;
+  taskId: string;
+  amountMicros: Micros;
+  route: 'action' | 'brokered';
+  nowEpochS: number;
+}
+
+/**
+ * The policy step of a decision that reached it: the question, the answer, and the approval
+ * tier in force, so the same question can be put to another policy (a shadow after the
+ * commit, a replay from what was recorded) and read the way the pipeline read it.
+ */
+export interface PolicyStep {
+  question: PolicyQuestion;
+  allow: boolean;
+  noPolicy: boolean;
+  determining: string[];
+  approvalTier: number;
+}
 
 /** Stable refusal codes, in the order of the checks that produce them (semantics.md). */
 export const REFUSAL_CODES = [
@@ -48,6 +73,7 @@ export type Outcome =
       tier: number;
       amountMicros: Micros;
       determining?: string[];
+      policyStep?: PolicyStep;
     }
   | {
       kind: 'deferred';
@@ -63,6 +89,7 @@ export type Outcome =
        * Polling then never grows the journal.
        */
       standing?: boolean;
+      policyStep?: PolicyStep;
     }
   | {
       kind: 'allowed';
@@ -70,6 +97,7 @@ export type Outcome =
       amountMicros: Micros;
       consumeApprovalId?: string;
       determining: string[];
+      policyStep?: PolicyStep;
     };
 
 export type SealedKind = Extract<Outcome, { kind: 'refused' | 'deferred' | 'allowed' }>['kind'];

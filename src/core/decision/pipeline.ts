@@ -134,5 +134,7 @@ export function* decision(
   const appended = yield* ask('apply', writes);
   // The events it reports commit or roll back with it (the outbox).
   yield* decisionEvents(req, writes, loaded.task, registryVersion, rules.subscribers);
-  return sealedReply(writes, appended);
+  const sealed = sealedReply(writes, appended);
+  if (outcome.policyStep !== undefined && sealed.kind === 'sealed') sealed.policyStep = outcome.policyStep;
+  return sealed;
 }

@@ -1,5 +1,5 @@
 import type { Micros } from '../money.js';
-import type { ConflictCode, NoDeferral } from './outcome.js';
+import type { ConflictCode, NoDeferral, PolicyStep } from './outcome.js';
 
 /** An allowed brokered decision's durable intent to execute, committed with the decision. */
 export interface PendingExecution {
@@ -33,4 +33,9 @@ export type Sealed =
       grant?: { grantId: string; expiresAt: string };
       approval?: { approvalId: string; status: string; expiresAt?: string };
       execution?: PendingExecution;
+      /**
+       * The policy step, where the decision reached it: for what runs after the commit
+       * (a shadow policy), never part of a reply.
+       */
+      policyStep?: PolicyStep;
     };
