@@ -54,6 +54,7 @@ export async function migrateToPostgres(
         tables.push({ table: table.name, rows });
         progress.onTable?.(table.name, rows);
       }
+      await advanceSequences(tx);
       return { tables, tenants: await proveCopy(sqlite, tx, plan) };
     });
   } finally {
@@ -114,6 +115,23 @@ async function refuseNonEmpty(tx: PgTx): Promise<void> {
         field: 'to',
         remedy: 'migrate into a new, empty database; svc store migrate never merges into existing data',
       },
+    );
+  }
+}
+
+/**
+ * A column PostgreSQL numbers itself (`notify_staged.seq`) was copied with SQLite's numbers:
+ * its sequence moves past the largest, or the next insert would reuse one.
+ */
+async function advanceSequences(tx: PgTx): Promise<void> {
+  const serials = await tx.query<{ table_name: string; column_name: string }>(
+    `SELECT table_name, column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND column_default LIKE 'nextval(%'`,
+  );
+  for (const { table_name: t, column_name: c } of serials) {
+    await tx.query(
+      `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT max(${ident(c)}) FROM ${ident(t)}), 0) + 1, false)`,
+      [t, c],
     );
   }
 }

@@ -135,7 +135,9 @@ export interface NotifyRepo {
    * Up to `limit` pending deliveries due at `now` that no live lease holds, each leased to
    * `owner` until `leaseUntil` in the same transaction (PostgreSQL: `FOR UPDATE SKIP
    * LOCKED`), so several daemons deliver each event once in the normal case and a daemon
-   * killed mid-delivery leaves it to another once the lease runs out.
+   * killed mid-delivery leaves it to another once the lease runs out. Staged refusals
+   * (core/notify/staged-refusal.ts) are fanned out first in the same transaction, up to
+   * `limit` of them, so what a claim sends was fanned out at the pace of the sends.
    */
   claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]>;
   /** Record an attempt; false (and nothing written) when `owner` no longer holds the lease. */

@@ -29,14 +29,17 @@ export const REDELIVER = `UPDATE notify_deliveries SET state = 'pending', attemp
     AND EXISTS (SELECT 1 FROM notify_destinations d
       WHERE d.tenant_id = notify_deliveries.tenant_id AND d.id = notify_deliveries.destination_id AND d.enabled = 1)`;
 
+/** A staged refusal delivery (core/notify/staged-refusal.ts) counts as the pending delivery it stands for. */
 export const COUNTS = `SELECT
-    (SELECT count(*) FROM notify_deliveries WHERE state = 'pending') AS pending,
+    (SELECT count(*) FROM notify_deliveries WHERE state = 'pending')
+      + (SELECT count(*) FROM notify_staged) AS pending,
     (SELECT count(*) FROM notify_deliveries WHERE state = 'dead') AS dead,
     (SELECT count(*) FROM notify_destinations WHERE enabled = 0) AS disabled`;
 
 /** The same counts for one tenant (the console's notifications page). */
 export const TENANT_COUNTS = `SELECT
-    (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'pending') AS pending,
+    (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'pending')
+      + (SELECT count(*) FROM notify_staged WHERE tenant_id = ?) AS pending,
     (SELECT count(*) FROM notify_deliveries WHERE tenant_id = ? AND state = 'dead') AS dead,
     (SELECT count(*) FROM notify_destinations WHERE tenant_id = ? AND enabled = 0) AS disabled`;
 
@@ -104,3 +107,28 @@ export const REMINDER_PAIRS = `JOIN notify_destinations d ON d.tenant_id = a.ten
     AND (d.events LIKE '%"*"%' OR d.events LIKE '%"approval.*"%' OR d.events LIKE '%"approval.requested"%')
     AND NOT EXISTS (SELECT 1 FROM notify_reminders r
       WHERE r.tenant_id = a.tenant_id AND r.approval_id = a.id AND r.destination_id = d.id)`;
+
+/** A refusal's delivery staged by the decision (core/notify/staged-refusal.ts). */
+export const STAGE_REFUSAL =
+  'INSERT INTO notify_staged (tenant_id, event_id, destination_id, timestamp, intent_id) VALUES (?, ?, ?, ?, ?)';
+
+/** The oldest staged rows with the refused intent each names (amounts as text: exact in both drivers). */
+export const STAGED = `SELECT s.seq, s.tenant_id, s.event_id, s.destination_id, s.timestamp, s.intent_id,
+    i.id AS i_id, i.receipt_id, i.task_id, i.step, i.actor_id, i.capability, i.action, i.code, i.reason,
+    CAST(i.amount_micros AS TEXT) AS amount_micros, i.request_digest
+  FROM notify_staged s LEFT JOIN intents i ON i.tenant_id = s.tenant_id AND i.id = s.intent_id
+  ORDER BY s.seq LIMIT ?`;
+
+export const INSERT_EVENT_ONCE = `${INSERT_EVENT} ON CONFLICT DO NOTHING`;
+
+/** A delivery whose destination was removed before its refusal was fanned out. */
+export const INSERT_DISABLED_DELIVERY = `INSERT INTO notify_deliveries (tenant_id, event_id, destination_id, event_type, state,
+    attempts, next_attempt_at, last_error, created_at, updated_at) VALUES (?, ?, ?, ?, 'disabled', 0, NULL, ?, ?, ?)`;
+
+export const DESTINATION_IDS = 'SELECT id FROM notify_destinations WHERE tenant_id = ?';
+
+/** Staged rows read as the pending deliveries they stand for, filtered and paged as deliveries are. */
+export const STAGED_PAGE = `SELECT * FROM (SELECT tenant_id, event_id, destination_id, 'decision.refused' AS event_type,
+    'pending' AS state, 0 AS attempts, timestamp AS next_attempt_at, CAST(NULL AS INTEGER) AS last_status,
+    CAST(NULL AS TEXT) AS last_error, timestamp AS created_at, timestamp AS updated_at,
+    CAST(NULL AS TEXT) AS delivered_at FROM notify_staged) s ${DELIVERY_PAGE}`;

@@ -1,8 +1,9 @@
 // Notifications: what a subscriber costs the decisions, and how fast a backlog drains.
 //
 // 1. Refused POST /v1/action decisions per second with two webhook destinations subscribed to
-//    decision.refused (each decision writes its event and two deliveries in its own durable
-//    transaction, and the daemon's loop sends them to two loopback receivers answering 204)
+//    decision.refused (each decision stages its two deliveries in its own durable transaction,
+//    and the daemon's loop fans them out into the event and its deliveries and sends them to
+//    two loopback receivers answering 204)
 //    against the same daemon setup with no destination (nothing written besides the refusal),
 //    interleaved round by round, the order alternating. The subscribed daemon's outbox is
 //    emptied after each of its rounds, before the next round starts: each side is measured
@@ -19,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bin, dist, provisionBench, waitFor } from './harness.mjs';
+import { cpuSince, mainThreadCpu, perDecisionUs } from './thread-cpu.mjs';
 
 const CAPABILITY = { name: 'bench.write', custody: 'grant', actions: ['write'] };
 // Every decision is refused by the policy: each one is a `decision.refused` event.
@@ -95,6 +97,7 @@ async function startDaemon(env) {
   const url = await waitFor(child, /listening on (\S+)/);
   return {
     url,
+    pid: child.pid,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('close', r));
@@ -125,6 +128,7 @@ async function refusalDaemon(hooks) {
     }),
   };
   const run = async (seconds) => {
+    const cpuBefore = mainThreadCpu(daemon.pid);
     const r = await autocannon({
       url: `${daemon.url}/v1/action`,
       connections: 32,
@@ -135,7 +139,8 @@ async function refusalDaemon(hooks) {
     if (r.errors > 0 || r['2xx'] > 0 || r['5xx'] > 0 || r.non2xx !== r.requests.total) {
       throw new Error(`refusals expected: ${r['2xx']} 2xx, ${r['5xx']} 5xx, ${r.errors} errors`);
     }
-    return { rps: r.requests.average, total: r.requests.total };
+    const cpuUs = perDecisionUs(cpuSince(cpuBefore, mainThreadCpu(daemon.pid)), r.requests.total);
+    return { rps: r.requests.average, total: r.requests.total, cpuUs };
   };
   return {
     home,
@@ -160,6 +165,8 @@ async function subscriberCost(seconds, runs) {
     await off.warm();
     const ratios = [];
     const onRps = [];
+    const onCpu = [];
+    const offCpu = [];
     const offRps = [];
     let refusals = 0;
     // The subscribed daemon's outbox is emptied before every round, so neither side runs
@@ -189,6 +196,8 @@ async function subscriberCost(seconds, runs) {
       }
       const [a, b] = results;
       const [withHooks, without] = order[0] === on ? [a, b] : [b, a];
+      onCpu.push(withHooks.cpuUs);
+      offCpu.push(without.cpuUs);
       onRps.push(withHooks.rps);
       offRps.push(without.rps);
       refusals += withHooks.total;
@@ -199,6 +208,9 @@ async function subscriberCost(seconds, runs) {
       off: median(offRps),
       ratio: median(ratios),
       ratios,
+      onCpuUs: median(onCpu),
+      offCpuUs: median(offCpu),
+      cpuRatios: onCpu.map((c, i) => offCpu[i] / c),
       refusals,
       received: receivers.map((r) => r.got.length),
       drainedAfterMs: Math.max(...drains),

@@ -231,12 +231,19 @@ if (!only || only === 'notify') {
   const { cost: c, limited: l, unlimited: u } = await notifyBench(seconds, runs);
   console.log(
     `refused POST /v1/action with two webhook destinations subscribed to decision.refused (each decision durable, ` +
-      `its event and two deliveries in the same commit, sent by the loop to two loopback receivers answering 204) ` +
+      `its two deliveries staged in the same commit, fanned out and sent by the loop to two loopback receivers answering 204) ` +
       `against no destination, interleaved over ${runs} rounds: ${fmt(c.on)} against ${fmt(c.off)} decisions/s (medians); ` +
       `ratio ${c.ratio.toFixed(3)} (rounds ${c.ratios.map((r) => r.toFixed(3)).join(', ')}; target at least 0.9); ` +
       `receivers got ${c.received.map((n) => fmt(n)).join(' and ')} of ${fmt(c.refusals)} measured refusals and the warm-up, ` +
       `the outbox emptied before the next round (at most ${fmt(c.drainedAfterMs)} ms after a subscribed round)`,
   );
+  if (c.onCpuUs !== undefined) {
+    console.log(
+      `notify cost on the daemon's main thread: ${c.onCpuUs.toFixed(0)} against ${c.offCpuUs.toFixed(0)} CPU µs per decision (medians); ` +
+        `decisions per CPU second, subscribed against none: rounds ${c.cpuRatios.map((r) => r.toFixed(3)).join(', ')} ` +
+        `(the subscribed side's CPU includes what its loop did during the round; not disturbed by other load on the machine)`,
+    );
+  }
   console.log(
     `notify drain: ${fmt(l.n)} events queued while the receiver was down, then drained at ${fmt(l.rate)} events/s ` +
       `to a receiver answering at most ${fmt(l.perSecond)}/s (drain/limit ${(l.rate / l.perSecond).toFixed(2)}); ` +

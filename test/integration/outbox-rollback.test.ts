@@ -49,9 +49,11 @@ const people = {
   bot: human('acme', 'bot', { kind: 'agent', roles: [], managerId: 'alice' }) as Actor,
 };
 
-/** The operations with `writeEvent` made to fail just after it wrote (the event is in the transaction). */
-function failAfterEvent<P extends { writeEvent: (...a: never[]) => unknown }>(ops: P): P {
-  const write = ops.writeEvent as (...a: unknown[]) => unknown;
+type Written = 'writeEvent' | 'stageRefusal';
+
+/** The operations with `written` made to fail just after it wrote (the event is in the transaction). */
+function failAfterEvent<P>(ops: P, written: Written): P {
+  const write = (ops as Record<Written, (...a: unknown[]) => unknown>)[written];
   const failing = (...args: unknown[]) => {
     const done = write.apply(ops, args);
     if (done instanceof Promise)
@@ -60,26 +62,24 @@ function failAfterEvent<P extends { writeEvent: (...a: never[]) => unknown }>(op
       });
     throw new Error(INJECTED);
   };
-  return { ...ops, writeEvent: failing };
+  return { ...ops, [written]: failing };
 }
 
 /** Runs `useCase` in one store transaction (SQLite's write transaction, PostgreSQL under the tenant lock). */
-function inTransaction<P extends Operations<P> & { writeEvent: (...a: never[]) => unknown }, R>(
+function inTransaction<P extends Operations<P>, R>(
   name: StoreHarness['name'],
   store: Store,
   ops: { sqlite: (db: Db) => P; pg: (tx: PgTx) => Async<P> },
   useCase: UseCase<P, R>,
+  written: Written = 'writeEvent',
 ): Promise<R> {
   if (name === 'sqlite') {
     const db = (store as SqliteStore).db;
-    return writeTransaction(db, () => runSync(useCase, failAfterEvent(ops.sqlite(db))));
+    return writeTransaction(db, () => runSync(useCase, failAfterEvent(ops.sqlite(db), written)));
   }
   return (store as PgStore).db.tx(async (tx) => {
     await lockTenant(tx, 'acme');
-    return runAsync(
-      useCase,
-      failAfterEvent(ops.pg(tx) as Async<P> & { writeEvent: (...a: never[]) => unknown }),
-    );
+    return runAsync(useCase, failAfterEvent(ops.pg(tx), written));
   });
 }
 
@@ -219,6 +219,39 @@ for (const adapter of await contractAdapters()) {
       expect(err.message).toBe(INJECTED);
       expect(await store.surfaces.get('acme', 'crm')).toBeUndefined();
       expect(await deliveries(store)).toEqual([]);
+    });
+
+    it('decision.refused: the refusal and its staged deliveries roll back together', async () => {
+      const store = await open();
+      const rules = { policy: new PolicyCache(), constraints: admits };
+      const pipelineOps = {
+        sqlite: () => (store as SqliteStore).decisions.ops,
+        pg: (tx: PgTx) => (store as PgStore).decisions.opsIn(tx),
+      };
+      // bot holds no permission for crm.write: refused, and staged for the destination
+      const req = request('crm.write', 't1', 'r1', 1);
+      const err = await thrown(() =>
+        inTransaction<DecisionOps, unknown>(
+          adapter.name,
+          store,
+          pipelineOps,
+          decision(req, people.bot, 'new', rules, () => AT),
+          'stageRefusal',
+        ),
+      );
+      expect(err.message).toBe(INJECTED);
+      expect(await deliveries(store)).toEqual([]);
+      expect((await store.notify.counts('acme')).pending).toBe(0);
+      expect(await receipts(store)).toBe(0);
+      // committed this time: listed and counted as pending before the loop fans it out
+      expect(await store.decisions.decide(req, people.bot, 'new', rules)).toMatchObject({
+        outcome: 'refused',
+        code: 'not_permitted',
+      });
+      expect((await deliveries(store)).map((d) => [d.eventType, d.state])).toEqual([
+        ['decision.refused', 'pending'],
+      ]);
+      expect((await store.notify.counts('acme')).pending).toBe(1);
     });
 
     it('approval.requested and approval.decided: the deferral, the decision and their events roll back', async () => {

@@ -1,3 +1,4 @@
+import { newId } from '../ids.js';
 import type { Micros } from '../money.js';
 import type { DecisionRequest } from '../decision/request.js';
 import type { DecisionWrites } from '../decision/writes.js';
@@ -5,13 +6,16 @@ import type { Task } from '../task.js';
 import { asker, type UseCase } from '../use-case.js';
 import type { EventType } from './event.js';
 import { newEvent, subscribedTo, type OutboxOps, type Subscriber } from './outbox.js';
-import { approvalData, budgetThresholdData, refusedData } from './payloads.js';
+import { approvalData, budgetThresholdData } from './payloads.js';
+import type { StagedRefusal } from './staged-refusal.js';
 import type { SubscriberCache } from './subscriber-cache.js';
 
-/** The outbox, and the marks that let a task's budget threshold be announced once. */
+/** The outbox, the marks that let a task's budget threshold be announced once, and staged refusals. */
 export interface DecisionEventOps extends OutboxOps {
   /** remember that `percent` of the task's budget was announced: false when it already was */
   markBudget(tenantId: string, taskId: string, percent: 80 | 100, eventId: string): boolean;
+  /** one staged row per destination named; the loop fans them out (staged-refusal.ts) */
+  stageRefusal(refusal: StagedRefusal, destinationIds: string[]): void;
 }
 
 const ask = asker<DecisionEventOps>();
@@ -26,7 +30,7 @@ export function crossedThresholds(budget: Micros, before: Micros, after: Micros)
 
 /**
  * The events a sealed decision reports, in its transaction: `approval.requested` when it
- * opens an approval, `decision.refused` when it refuses, `budget.threshold` when its
+ * opens an approval, `decision.refused` when it refuses (staged), `budget.threshold` when its
  * reservation crosses 80 % or 100 % of the task's budget. The tenant's destinations come
  * from `cache` when it holds this registry version: a decision nobody listens to asks the
  * store nothing.
@@ -56,9 +60,14 @@ export function* decisionEvents(
       const data = approvalData({ ...a, intent: req.intent });
       yield* ask('writeEvent', newEvent(req.tenantId, type, writes.at, data), to);
     } else if (type === 'decision.refused') {
-      const i = writes.intent;
-      const data = refusedData({ ...i, intentId: i.id, at: writes.at });
-      yield* ask('writeEvent', newEvent(req.tenantId, type, writes.at, data), to);
+      // Staged, not written: its payload is the intent this transaction writes (staged-refusal.ts).
+      const refusal = {
+        tenantId: req.tenantId,
+        eventId: newId('evt'),
+        timestamp: writes.at,
+        intentId: writes.intent.id,
+      };
+      yield* ask('stageRefusal', refusal, to);
     } else {
       const { taskId, amountMicros } = writes.reserve!;
       const before = task!.reservedMicros;

@@ -1,4 +1,5 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import { fanOutRefusals } from '../../core/notify/staged-refusal.js';
 import { CHAT_APPROVERS, POST_PENDING, type ChatApproverRow } from '../notify-recipients-sql.js';
 import type {
   ChatApprover,
@@ -27,6 +28,7 @@ import {
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
   REDELIVER,
+  STAGED_PAGE,
 } from '../notify-sql.js';
 import {
   DELIVERY_COLUMNS,
@@ -37,15 +39,16 @@ import {
   messageValues,
   toMessage,
   type MessageRow,
-  toDelivery,
   toDestination,
   toDue,
   type DeliveryRow,
   type DestinationRow,
   type DueRow,
+  newestPage,
+  pageValues,
 } from '../rows/notify.js';
 import { pgStoreError, type PgDb } from './database.js';
-import { pgOutbox, SUBSCRIBERS } from './outbox.js';
+import { pgFanOut, pgOutbox, SUBSCRIBERS } from './outbox.js';
 import { approvalExpiryOpsIn, approvalReminderOpsIn } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
 import { approvalReminder } from '../../core/notify/approval-reminder.js';
@@ -61,6 +64,7 @@ const SQL = {
   redeliver: `${numbered(REDELIVER)} RETURNING 1`,
   tenantCounts: numbered(TENANT_COUNTS),
   page: `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${numbered(DELIVERY_PAGE)}`,
+  stagedPage: numbered(STAGED_PAGE),
   purgeFinished: `${numbered(PURGE_FINISHED)} RETURNING 1`,
   forgetMessages: numbered(FORGET_MESSAGES),
   forgetReminders: numbered(FORGET_REMINDERS),
@@ -128,6 +132,7 @@ export class PgNotify implements NotifyRepo {
    */
   async claimDue(now: string, owner: string, leaseUntil: string, limit: number): Promise<DueDelivery[]> {
     return this.db.tx(async (tx) => {
+      await runAsync(fanOutRefusals(limit), pgFanOut(tx));
       const keys = await tx.query<{ tenant_id: string; event_id: string; destination_id: string }>(
         `UPDATE notify_deliveries l SET lease_owner = $1, lease_until = $2
          FROM (SELECT tenant_id, event_id, destination_id FROM notify_deliveries
@@ -163,19 +168,12 @@ export class PgNotify implements NotifyRepo {
   }
 
   async deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
-    const rows = await this.db.query<DeliveryRow>(SQL.page, [
-      tenantId,
-      q.state ?? null,
-      q.state ?? null,
-      q.destinationId ?? null,
-      q.destinationId ?? null,
-      q.before?.createdAt ?? null,
-      q.before?.createdAt ?? null,
-      q.before?.eventId ?? null,
-      q.before?.destinationId ?? null,
-      q.limit,
+    const values = pageValues(tenantId, q);
+    const [deliveries, staged] = await Promise.all([
+      this.db.query<DeliveryRow>(SQL.page, values),
+      this.db.query<DeliveryRow>(SQL.stagedPage, values),
     ]);
-    return rows.map(toDelivery);
+    return newestPage(deliveries, staged, q.limit);
   }
 
   async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
@@ -206,7 +204,7 @@ export class PgNotify implements NotifyRepo {
     const [r] =
       tenantId === undefined
         ? await this.db.query<Row>(COUNTS)
-        : await this.db.query<Row>(SQL.tenantCounts, [tenantId, tenantId, tenantId]);
+        : await this.db.query<Row>(SQL.tenantCounts, [tenantId, tenantId, tenantId, tenantId]);
     return { pending: Number(r!.pending), dead: Number(r!.dead), disabled: Number(r!.disabled) };
   }
 

@@ -578,6 +578,19 @@ const MIGRATION_6 = `
   );
 `;
 
+// Staged decision.refused deliveries (core/notify/staged-refusal.ts): appended by the
+// decision, fanned out by the delivery loop.
+const MIGRATION_7 = `
+  CREATE TABLE notify_staged (
+    seq BIGSERIAL PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    intent_id TEXT NOT NULL
+  );
+`;
+
 export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_1),
   MIGRATION_2,
@@ -585,4 +598,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_4),
   collateC(MIGRATION_5),
   collateC(MIGRATION_6),
+  collateC(MIGRATION_7),
 ];

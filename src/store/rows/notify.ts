@@ -1,7 +1,10 @@
 import type { AttemptChange } from '../../core/notify/delivery.js';
 import type { NotifyEvent } from '../../core/notify/event.js';
+import { int, micros, type DbInt } from './numbers.js';
+import type { StagedRow } from '../../core/notify/staged-refusal.js';
 import type {
   DeliveryAttempt,
+  DeliveryQuery,
   DeliveryRecord,
   DeliveryState,
   DestinationKind,
@@ -205,3 +208,83 @@ export const attemptValues = (a: DeliveryAttempt, change: AttemptChange): (strin
   a.owner,
   a.at,
 ];
+
+/** A staged refusal row joined with its intent (notify-sql.ts `STAGED`). */
+export interface StagedDbRow {
+  seq: DbInt;
+  tenant_id: string;
+  event_id: string;
+  destination_id: string;
+  timestamp: string;
+  intent_id: string;
+  i_id: string | null;
+  receipt_id: string | null;
+  task_id: string | null;
+  step: string | null;
+  actor_id: string | null;
+  capability: string | null;
+  action: string | null;
+  code: string | null;
+  reason: string | null;
+  amount_micros: string | null;
+  request_digest: string | null;
+}
+
+export function toStaged(r: StagedDbRow): StagedRow {
+  return {
+    seq: int(r.seq),
+    tenantId: r.tenant_id,
+    eventId: r.event_id,
+    destinationId: r.destination_id,
+    timestamp: r.timestamp,
+    intentId: r.intent_id,
+    intent:
+      r.i_id === null
+        ? undefined
+        : {
+            receiptId: r.receipt_id!,
+            taskId: r.task_id!,
+            step: r.step!,
+            actorId: r.actor_id!,
+            capability: r.capability!,
+            action: r.action!,
+            code: r.code,
+            reason: r.reason,
+            amountMicros: micros(r.amount_micros!),
+            requestDigest: r.request_digest!,
+          },
+  };
+}
+
+/** The values of a delivery page's query (notify-sql.ts `DELIVERY_PAGE`), in order. */
+export function pageValues(tenantId: string, q: DeliveryQuery): (string | number | null)[] {
+  return [
+    tenantId,
+    q.state ?? null,
+    q.state ?? null,
+    q.destinationId ?? null,
+    q.destinationId ?? null,
+    q.before?.createdAt ?? null,
+    q.before?.createdAt ?? null,
+    q.before?.eventId ?? null,
+    q.before?.destinationId ?? null,
+    q.limit,
+  ];
+}
+
+const newestFirst = (a: DeliveryRow, b: DeliveryRow): number =>
+  cmp(b.created_at, a.created_at) || cmp(b.event_id, a.event_id) || cmp(b.destination_id, a.destination_id);
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * One page from the deliveries' page and the staged refusals' page (each already the newest
+ * `limit` of its own), newest first: a staged refusal lists as the pending delivery it is.
+ */
+export function newestPage(
+  deliveries: DeliveryRow[],
+  staged: DeliveryRow[],
+  limit: number,
+): DeliveryRecord[] {
+  const rows = staged.length === 0 ? deliveries : [...deliveries, ...staged].sort(newestFirst);
+  return rows.slice(0, limit).map(toDelivery);
+}

@@ -620,4 +620,16 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, approval_id, destination_id)
   ) STRICT;
   `,
+  // Staged decision.refused deliveries (core/notify/staged-refusal.ts): appended by the
+  // decision (a rowid append, no other index), fanned out by the delivery loop.
+  `
+  CREATE TABLE notify_staged (
+    seq INTEGER PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    destination_id TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    intent_id TEXT NOT NULL
+  ) STRICT;
+  `,
 ];

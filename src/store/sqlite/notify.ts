@@ -1,4 +1,5 @@
 import { attemptChange, REMOVED_REASON } from '../../core/notify/delivery.js';
+import { fanOutRefusals } from '../../core/notify/staged-refusal.js';
 import { CHAT_APPROVERS, POST_PENDING, type ChatApproverRow } from '../notify-recipients-sql.js';
 import type {
   ChatApprover,
@@ -26,6 +27,7 @@ import {
   PURGE_ORPHAN_EVENTS,
   RECORD_ATTEMPT,
   REDELIVER,
+  STAGED_PAGE,
 } from '../notify-sql.js';
 import {
   DELIVERY_COLUMNS,
@@ -34,9 +36,10 @@ import {
   attemptValues,
   DUE_SELECT,
   messageValues,
+  newestPage,
+  pageValues,
   toMessage,
   type MessageRow,
-  toDelivery,
   toDestination,
   toDue,
   type DeliveryRow,
@@ -44,7 +47,7 @@ import {
   type DueRow,
 } from '../rows/notify.js';
 import { prep, storeError, type Db } from './database.js';
-import { outboxSignal, sqliteOutbox } from './outbox.js';
+import { outboxSignal, sqliteFanOut, sqliteOutbox } from './outbox.js';
 import { approvalExpiryOps, approvalReminderOps } from './approvals.js';
 import { approvalExpiry } from '../../core/notify/approval-expiry.js';
 import { approvalReminder } from '../../core/notify/approval-reminder.js';
@@ -123,12 +126,14 @@ export class SqliteNotify implements NotifyRepo {
     const due = prep(
       this.db,
       `SELECT 1 FROM notify_deliveries
-       WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+       WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+       UNION ALL SELECT 1 FROM notify_staged LIMIT 1`,
     ).get(now, now);
     if (due === undefined) return [];
     // In a write transaction: several daemons may serve one data dir, and SQLite's single
     // writer makes the select-then-lease atomic across them.
     return this.loopWrite(() => {
+      runSync(fanOutRefusals(limit), sqliteFanOut(this.db));
       const keys = prep(
         this.db,
         `SELECT tenant_id, event_id, destination_id FROM notify_deliveries
@@ -165,19 +170,13 @@ export class SqliteNotify implements NotifyRepo {
   }
 
   async deliveries(tenantId: string, q: DeliveryQuery): Promise<DeliveryRecord[]> {
-    const rows = prep(this.db, `SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${DELIVERY_PAGE}`).all(
-      tenantId,
-      q.state ?? null,
-      q.state ?? null,
-      q.destinationId ?? null,
-      q.destinationId ?? null,
-      q.before?.createdAt ?? null,
-      q.before?.createdAt ?? null,
-      q.before?.eventId ?? null,
-      q.before?.destinationId ?? null,
+    const values = pageValues(tenantId, q);
+    const page = (sql: string) => prep(this.db, sql).all(...values) as DeliveryRow[];
+    return newestPage(
+      page(`SELECT ${DELIVERY_COLUMNS} FROM notify_deliveries ${DELIVERY_PAGE}`),
+      page(STAGED_PAGE),
       q.limit,
-    ) as DeliveryRow[];
-    return rows.map(toDelivery);
+    );
   }
 
   async redeliver(tenantId: string, eventId: string, destinationId: string, now: string): Promise<boolean> {
@@ -211,7 +210,7 @@ export class SqliteNotify implements NotifyRepo {
     const q =
       tenantId === undefined
         ? prep(this.db, COUNTS).get()
-        : prep(this.db, TENANT_COUNTS).get(tenantId, tenantId, tenantId);
+        : prep(this.db, TENANT_COUNTS).get(tenantId, tenantId, tenantId, tenantId);
     const r = q as { pending: number; dead: number; disabled: number };
     return { pending: Number(r.pending), dead: Number(r.dead), disabled: Number(r.disabled) };
   }

@@ -257,6 +257,56 @@ export function notifyContract(h: () => StoreHarness): void {
       expect(ids[0]).toMatch(/^evt_/);
     });
 
+    it('a refusal is staged: pending at once, fanned out by the claim with the payload of the refused intent', async () => {
+      const s = await h().open({ clock: () => new Date(T0) });
+      await provision(s);
+      for (const id of ['a', 'b', 'gone'])
+        await s.notify.addDestination(destination(id, ['decision.refused']));
+      const refused = await s.decisions.decide(request('crm.paid', 't1', 'r1', 11), bot, 'new', rules());
+      expect(refused).toMatchObject({ outcome: 'refused', code: 'budget_exceeded' });
+      const sealed = refused as { intentId: string; receipt: { receiptId: string } };
+      const listed = await s.notify.deliveries('acme', { limit: 10 });
+      expect(listed.map((d) => [d.destinationId, d.eventType, d.state, d.attempts])).toEqual([
+        ['gone', 'decision.refused', 'pending', 0],
+        ['b', 'decision.refused', 'pending', 0],
+        ['a', 'decision.refused', 'pending', 0],
+      ]);
+      expect(new Set(listed.map((d) => d.eventId)).size).toBe(1);
+      expect(await s.notify.counts('acme')).toEqual({ pending: 3, dead: 0, disabled: 0 });
+      expect(await s.notify.deliveries('acme', { limit: 10, state: 'dead' })).toEqual([]);
+      expect(await s.notify.deliveries('acme', { limit: 10, destinationId: 'a' })).toHaveLength(1);
+
+      // removed before the loop fans it out: a disabled delivery, as a pending one becomes
+      expect(await s.notify.removeDestination('acme', 'gone')).toBe(true);
+      const claimed = await due(s);
+      expect(claimed.map((c) => c.destination.id).sort()).toEqual(['a', 'b']);
+      expect(claimed.map((c) => c.event.id)).toEqual([listed[0]!.eventId, listed[0]!.eventId]);
+      expect(claimed[0]!.event.timestamp).toBe(listed[0]!.createdAt);
+      expect(claimed[0]!.event.data).toEqual({
+        receipt_id: sealed.receipt.receiptId,
+        intent_id: sealed.intentId,
+        task_id: 't1',
+        effect_key_step: 'r1',
+        actor_id: 'bot',
+        capability: 'crm.paid',
+        action: 'write',
+        code: 'budget_exceeded',
+        reason: expect.stringContaining('task t1 has'),
+        amount_usd: 11,
+        currency: 'USD',
+        request_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        decided_at: listed[0]!.createdAt,
+        tenant_id: 'acme',
+      });
+      const after = await s.notify.deliveries('acme', { limit: 10 });
+      expect(after.map((d) => [d.destinationId, d.state, d.lastError])).toEqual([
+        ['gone', 'disabled', 'destination removed'],
+        ['b', 'pending', null],
+        ['a', 'pending', null],
+      ]);
+      expect(await s.notify.counts('acme')).toEqual({ pending: 2, dead: 0, disabled: 0 });
+    });
+
     it("announces a task's 80 % and 100 % budget thresholds once each", async () => {
       const s = await h().open({ clock: () => new Date(T0) });
       await provision(s);

@@ -6,6 +6,8 @@ import { SqliteJournalExports } from '../../../src/store/sqlite/journal-export.j
 import { tablePlan } from '../../../src/store/migrate-plan.js';
 import { proveCopy } from '../../../src/store/migrate-proof.js';
 import { PgDb } from '../../../src/store/postgres/database.js';
+import { pgDecisionEvents } from '../../../src/store/postgres/outbox.js';
+import { sqliteDecisionEvents } from '../../../src/store/sqlite/outbox.js';
 import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
 import { realExport, type RealExport } from '../../helpers/real-export.js';
 
@@ -35,6 +37,22 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
       escalateTo: null,
       createdAt: '2026-03-01T10:00:00.000Z',
     });
+    // and a refusal staged for it (the loop has not fanned it out): a row PostgreSQL numbers itself
+    const intent = real.f.store.db
+      .prepare("SELECT id FROM intents WHERE tenant_id = 'acme' LIMIT 1")
+      .pluck()
+      .get();
+    real.f.store.db.transaction(() =>
+      sqliteDecisionEvents(real.f.store.db).stageRefusal(
+        {
+          tenantId: 'acme',
+          eventId: 'evt_staged',
+          timestamp: '2026-03-01T10:00:00.000Z',
+          intentId: String(intent),
+        },
+        ['hook'],
+      ),
+    )();
     const admin = (await real.f.store.actors.get('acme', 'alice'))!;
     await real.f.store.surfaces.revoke('acme', 'crm', { documentRef: 'env:CRM_TOKEN', actor: admin });
     fresh = await freshDatabase();
@@ -54,9 +72,19 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     expect(copied.indexOf('anchors')).toBeLessThan(copied.indexOf('anchor_timestamps'));
     for (const { table, rows } of report.tables) expect(rows, table).toBe(count(table));
     expect(report.tables.find((t) => t.table === 'journal')?.rows).toBeGreaterThan(14);
-    for (const table of ['notify_destinations', 'notify_events', 'notify_deliveries']) {
+    for (const table of ['notify_destinations', 'notify_events', 'notify_deliveries', 'notify_staged']) {
       expect(report.tables.find((t) => t.table === table)?.rows, table).toBe(1);
     }
+    // the copy numbered past SQLite's: the next refusal staged on PostgreSQL takes a new number
+    await pg.tx((tx) =>
+      pgDecisionEvents(tx).stageRefusal(
+        { tenantId: 'acme', eventId: 'evt_next', timestamp: '2026-03-01T11:00:00.000Z', intentId: 'int_x' },
+        ['hook'],
+      ),
+    );
+    const seqs = await pg.query<{ seq: string }>('SELECT seq FROM notify_staged ORDER BY seq');
+    expect(seqs.map((r) => Number(r.seq))).toEqual([1, 2]);
+    await pg.query("DELETE FROM notify_staged WHERE event_id = 'evt_next'");
     // Each tenant's export from the copy is the source's, line for line: every entry and anchor.
     const lines = (tenant: string) =>
       count(`journal WHERE tenant_id = '${tenant}'`) + count(`anchors WHERE tenant_id = '${tenant}'`);
