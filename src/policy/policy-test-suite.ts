@@ -124,9 +124,9 @@ const ExpectObject = z
       });
     }
   });
-const Expect = z.union([z.enum(['allowed', 'deferred']), ExpectObject], {
-  error: 'expected allowed, deferred, or a mapping {outcome, code, reason, determining}',
-});
+// `expect: allowed` is short for `expect: { outcome: allowed }`, so a bare `refused` is told
+// its code is missing rather than that it is not a mapping.
+const Expect = z.preprocess((v) => (typeof v === 'string' ? { outcome: v } : v), ExpectObject);
 
 const Case = z.strictObject({
   name: z.string().min(1).max(512).optional(),
@@ -230,7 +230,7 @@ export function parseSuite(text: string, file: string): PolicyTestSuite {
       action: c.action,
       route: c.route ?? 'action',
       task: c.task ?? 'test-task',
-      expect: typeof c.expect === 'string' ? { outcome: c.expect } : expectation(c.expect),
+      expect: expectation(c.expect),
       at: where,
     };
     if (c.amount_usd !== undefined) {
