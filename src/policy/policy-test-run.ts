@@ -16,12 +16,13 @@ import { formatDiagnostic } from './diagnostic.js';
 import { verdictOf, type PolicyOutcome } from './policy-difference.js';
 import { inputsOf, requestOf, type PolicyInputs } from './policy-inputs.js';
 import { compilePolicySet, PolicyRejectedError, type CompiledPolicySet } from './policy-set.js';
-import type {
-  Expectation,
-  PolicyTestSuite,
-  SuiteCapability,
-  SuiteCase,
-  SuitePrincipal,
+import {
+  quoted,
+  type Expectation,
+  type PolicyTestSuite,
+  type SuiteCapability,
+  type SuiteCase,
+  type SuitePrincipal,
 } from './policy-test-suite.js';
 import { verbsOf } from './verbs.js';
 
@@ -99,7 +100,7 @@ export function resolveSuite(
   };
   const cases: ResolvedCase[] = [];
   for (const c of suite.cases) {
-    const label = `cases[${c.index}] (${JSON.stringify(c.name)})`;
+    const label = `cases[${c.index}] (${quoted(c.name)})`;
     const actor = suite.principals.get(c.actor) ?? registrations?.actors.get(c.actor);
     const capability = suite.capabilities.get(c.capability) ?? registrations?.capabilities.get(c.capability);
     if (actor === undefined) {

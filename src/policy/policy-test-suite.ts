@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ACTOR_KINDS, ROLES, type ActorKind } from '../core/actor.js';
 import { CAPABILITY_NAME, CUSTODIES, MAX_TIER, VERB, type Custody } from '../core/capability.js';
 import { SvcError } from '../core/errors.js';
+import { SLUG } from '../core/ids.js';
 import { parseUsdText, type Micros } from '../core/money.js';
 
 /** `refunds_test.yaml`, `limits_test.json`: what a directory is searched for. */
@@ -73,7 +74,8 @@ export interface PolicyTestSuite {
   cases: SuiteCase[];
 }
 
-const id = z.string().min(1).max(256);
+// Actor and task ids are slugs where they are registered: a suite names them the same way.
+const id = z.string().regex(SLUG, 'a slug: lowercase letters, digits, ".", "_" or "-", up to 63 characters');
 const usd = z.union([z.number(), z.string()]);
 
 // As an actor is registered (core/actor.ts): only humans carry roles, only agents a manager.
@@ -273,17 +275,28 @@ function suiteName(file: string): string {
   return base.replace(SUITE_FILE, '') || base;
 }
 
+// A suite is anyone's text (a pull request's, in CI): what it holds is shown quoted, with
+// control characters and bidirectional overrides escaped, never raw into a terminal or a log.
+const UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export function quoted(value: string): string {
+  return JSON.stringify(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+const PLAIN_KEY = /^[A-Za-z0-9_.:-]+$/;
+
 /** `cases[2] ("over the limit").expect.code`: the case by place and by name, then the field. */
 function named(data: unknown, path: Path): string {
   if (path.length === 0) return '(document)';
   return path
     .map((k, i) => {
-      if (typeof k !== 'number') return i === 0 ? k : `.${k}`;
+      if (typeof k !== 'number') {
+        if (!PLAIN_KEY.test(k)) return `[${quoted(k)}]`;
+        return i === 0 ? k : `.${k}`;
+      }
       const caseName =
         i === 1 && path[0] === 'cases'
           ? ((data as { cases?: { name?: unknown }[] }).cases?.[k]?.name ?? undefined)
           : undefined;
-      return typeof caseName === 'string' ? `[${k}] (${JSON.stringify(caseName)})` : `[${k}]`;
+      return typeof caseName === 'string' ? `[${k}] (${quoted(caseName)})` : `[${k}]`;
     })
     .join('');
 }
@@ -325,7 +338,7 @@ function describe(value: unknown): string {
   if (value === null) return 'nothing (null)';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
+  return `${typeof value} ${typeof value === 'string' ? quoted(value.slice(0, 40)) : String(value).slice(0, 40)}`;
 }
 
 function report(file: string, lines: string[]): SvcError {

@@ -129,4 +129,28 @@ cases:
     expect(() => parseSuite('cases: [', 'b_test.yaml')).toThrow(/b_test\.yaml:1:\d+: /);
     expect(() => parseSuite('cases: []', 'c_test.yaml')).toThrow(/c_test\.yaml:1:8: cases: /);
   });
+  it('shows what a suite holds escaped in its errors, never raw: control characters, bidirectional overrides', () => {
+    const hostile = JSON.stringify({
+      cases: [
+        {
+          name: 'evil\u202e\u009b',
+          actor: 'Bot\u001b[2J',
+          capability: 'c',
+          action: 'read',
+          'x\u001b]0;pwned\u0007': 1,
+          expect: 'allowed',
+        },
+      ],
+    });
+    let reason = '';
+    try {
+      parseSuite(hostile, 'h_test.json');
+    } catch (err) {
+      reason = (err as { reason: string }).reason;
+    }
+    expect(reason).toContain('cases[0] ("evil\\u202e\\u009b").actor: a slug');
+    expect(reason).toContain('cases[0] ("evil\\u202e\\u009b")["x\\u001b]0;pwned\\u0007"]: unknown field');
+    // eslint-disable-next-line no-control-regex
+    expect(reason).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
 });
