@@ -19,7 +19,8 @@ import { parseUsdText, type Micros } from '../core/money.js';
 /** `refunds_test.yaml`, `limits_test.json`: what a directory is searched for. */
 export const SUITE_FILE = /_test\.(ya?ml|json)$/;
 
-const REFUSAL_CODES = ['policy_denied', 'no_policy'] as const;
+// The refusals a policy step gives (policy-difference.ts `verdictOf`).
+const POLICY_REFUSAL_CODES = ['policy_denied', 'no_policy'] as const;
 const MAX_CASES = 10_000;
 const MAX_REPORTED = 20;
 const MAX_ALIASES = 100;
@@ -42,7 +43,12 @@ export interface SuiteCapability {
 
 export type Expectation =
   | { outcome: 'allowed' | 'deferred'; determining?: string[] }
-  | { outcome: 'refused'; code: (typeof REFUSAL_CODES)[number]; reason?: string; determining?: string[] };
+  | {
+      outcome: 'refused';
+      code: (typeof POLICY_REFUSAL_CODES)[number];
+      reason?: string;
+      determining?: string[];
+    };
 
 export interface SuiteCase {
   /** 0-based place in `cases` */
@@ -106,7 +112,7 @@ const Outcome = z.enum(['allowed', 'deferred', 'refused']);
 const ExpectObject = z
   .strictObject({
     outcome: Outcome,
-    code: z.enum(REFUSAL_CODES).optional(),
+    code: z.enum(POLICY_REFUSAL_CODES).optional(),
     reason: z.string().optional(),
     determining: z.array(z.string()).optional(),
   })
@@ -115,7 +121,7 @@ const ExpectObject = z
       ctx.addIssue({
         code: 'custom',
         path: ['code'],
-        message: `required with outcome refused: one of ${REFUSAL_CODES.join(', ')}`,
+        message: `required with outcome refused: one of ${POLICY_REFUSAL_CODES.join(', ')}`,
       });
     }
     if (e.outcome !== 'refused' && (e.code !== undefined || e.reason !== undefined)) {
