@@ -4,6 +4,7 @@ import { formatDiagnostic, type PolicyDiagnostic } from '../policy/diagnostic.js
 import { validatePolicy } from '../policy/validation.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { Store } from '../store/ports.js';
+import { checkMessage, operatorAuthorship } from './policy-authorship.js';
 import { requireTenant } from './references.js';
 
 /** The stable `--json` shape of a stored policy. */
@@ -100,8 +101,9 @@ export async function verbsFor(
 /** Validate against the tenant's schema, then store; an invalid text leaves the old policy in place. */
 export async function setPolicy(
   store: Store,
-  opts: { tenantId: string; text: string; source: string; now: Date },
+  opts: { tenantId: string; text: string; source: string; now: Date; message?: string },
 ): Promise<PolicySet> {
+  const message = checkMessage(opts.message);
   await requireTenant(store, opts.tenantId);
   const verbs = await storedVerbs(store, opts.tenantId);
   const result = validatePolicy(opts.text, verbs);
@@ -111,7 +113,12 @@ export async function setPolicy(
     });
   }
   const before = await store.policies.get(opts.tenantId);
-  const record = await store.policies.set(opts.tenantId, opts.text, opts.now.toISOString());
+  const record = await store.policies.set(
+    opts.tenantId,
+    opts.text,
+    opts.now.toISOString(),
+    operatorAuthorship(message),
+  );
   return {
     tenant_id: record.tenantId,
     version: record.version,
