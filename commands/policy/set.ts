@@ -10,18 +10,25 @@ export default class PolicySetCommand extends DataDirCommand {
     "Install a tenant's Cedar policy set; it is validated first, and an invalid one leaves the stored policy in place.";
   static override examples = [
     '<%= config.bin %> policy example > policy.cedar',
-    '<%= config.bin %> policy set --tenant acme --file policy.cedar',
+    '<%= config.bin %> policy set --tenant acme --file policy.cedar --message "refunds above 500 USD need approval"',
   ];
   static override flags = {
     tenant: tenantFlag({ required: true }),
     file: Flags.string({ char: 'f', summary: 'The policy set, in Cedar syntax.', required: true }),
+    message: Flags.string({ char: 'm', summary: 'Why, kept with the version in `svc policy history`.' }),
   };
 
   async run(): Promise<PolicySet> {
     const { flags } = await this.parse(PolicySetCommand);
     const text = readTextFile('file', flags.file);
     const set = await this.withStore(flags, (store) =>
-      setPolicy(store, { tenantId: flags.tenant, text, source: flags.file, now: new Date() }),
+      setPolicy(store, {
+        tenantId: flags.tenant,
+        text,
+        source: flags.file,
+        now: new Date(),
+        ...(flags.message !== undefined ? { message: flags.message } : {}),
+      }),
     );
     for (const w of set.warnings) this.note(`warning: ${flags.file}:${formatDiagnostic(w)}`);
     this.log(
