@@ -41,7 +41,8 @@ export interface PolicyRollback {
 
 export const HISTORY_PAGE = { default: 50, max: 200 };
 
-function view(v: PolicyVersionSummary, current: number | undefined): PolicyVersionView {
+/** A stored version as every reader shows it; `current` is the tenant's version now. */
+export function versionView(v: PolicyVersionSummary, current: number | undefined): PolicyVersionView {
   return {
     version: v.version,
     sha256: v.sha256,
@@ -66,7 +67,7 @@ export async function policyHistory(
   const rows = await store.policies.history(opts.tenantId, { limit: opts.limit + 1, ...before });
   const page = rows.slice(0, opts.limit);
   return {
-    items: page.map((v) => view(v, current)),
+    items: page.map((v) => versionView(v, current)),
     next_cursor: rows.length > opts.limit ? String(page[page.length - 1]!.version) : null,
   };
 }
@@ -126,7 +127,7 @@ export async function policyDiff(
       { remedy: `read each whole: svc policy show --tenant ${tenantId} --version ${from}` },
     );
   }
-  return { tenant_id: tenantId, from: view(a, current), to: view(b, current), diff };
+  return { tenant_id: tenantId, from: versionView(a, current), to: versionView(b, current), diff };
 }
 
 /**
@@ -185,6 +186,6 @@ export async function showPolicyVersion(
     tenant_id: tenantId,
     text: v.text,
     updated_at: v.setAt,
-    ...view(v, v.current ? v.version : undefined),
+    ...versionView(v, v.current ? v.version : undefined),
   };
 }
