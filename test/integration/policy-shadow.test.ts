@@ -1,4 +1,13 @@
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildDaemon } from '../../src/daemon/app.js';
+import { daemonDeps } from '../../src/daemon/wiring.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/ports.js';
+import { admits } from '../../src/core/constraints.js';
+import type { Sealed } from '../../src/core/decision/sealed.js';
+import { PolicyCache } from '../../src/daemon/policy-cache.js';
+import { PolicyShadow } from '../../src/daemon/policy-shadow.js';
 import { nodeCrypto } from '../../src/evidence/node-crypto.js';
 import { verifyExport } from '../../src/evidence/verify/index.js';
 import {
@@ -11,6 +20,8 @@ import { Keyring } from '../../src/store/keyring.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { exportText } from '../helpers/real-export.js';
 import { capability, register } from '../helpers/registry.js';
+import { decisionRequest } from '../helpers/decision-request.js';
+import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 
 const LIVE = `@id("refunds-up-to-500")
@@ -28,14 +39,14 @@ const AMOUNTS = [5, 20, 99.99, 100, 100.01, 150, 250, 499, 500, 500.01, 750, 42,
 const TIGHTENED = AMOUNTS.filter((a) => a > 100 && a <= 500).length;
 const OVER_BOTH = AMOUNTS.filter((a) => a > 500).length;
 
-let fixtures: Fixture[] = [];
+let fixtures: Fixture<Store>[] = [];
 afterEach(async () => {
   for (const f of fixtures) await f.close();
   fixtures = [];
 });
 
-async function refundTenant(): Promise<{ f: Fixture; bot: string }> {
-  const f = await fixture();
+async function refundTenant(postgres?: string): Promise<{ f: Fixture<Store>; bot: string }> {
+  const f: Fixture<Store> = postgres === undefined ? await fixture() : await fixture({ postgres });
   fixtures.push(f);
   await register(f.store, 'acme', {
     caps: [
@@ -50,9 +61,15 @@ async function refundTenant(): Promise<{ f: Fixture; bot: string }> {
 }
 
 /** The same traffic each time: every refund in AMOUNTS, and one request refused before the policy. */
-async function traffic(f: Fixture, bot: string, prefix: string): Promise<unknown[]> {
+async function traffic(
+  f: Fixture<Store>,
+  bot: string,
+  prefix: string,
+  apps: FastifyInstance[] = [f.app],
+): Promise<unknown[]> {
+  let turn = 0;
   const send = (step: string, capabilityName: string, amount: number) =>
-    f.app.inject({
+    apps[turn++ % apps.length]!.inject({
       method: 'POST',
       url: '/v1/action',
       headers: { authorization: `Bearer ${bot}` },
@@ -85,13 +102,13 @@ function comparable(body: Record<string, unknown>): unknown {
   );
 }
 
-const compared = (f: Fixture, n: number) =>
+const compared = (f: Fixture<Store>, n: number) =>
   until(`${n} decisions compared`, async () => {
     const r = await f.store.shadows.get('acme');
     return r !== undefined && r.compared + r.uncompiled >= n ? r : undefined;
   });
 
-async function verifies(f: Fixture): Promise<void> {
+async function verifies(f: Fixture<Store>): Promise<void> {
   const text = await exportText(f.store, new Keyring(f.dir, f.store), 'acme', () => f.now.value);
   const keys = (await f.store.keys.list('acme')).map(
     (k) => new Uint8Array(Buffer.from(k.publicKey, 'base64')),
@@ -146,7 +163,7 @@ describe('shadow policy on live traffic', () => {
     expect(report.byActor).toEqual([{ key: 'bot', count: TIGHTENED + OVER_BOTH }]);
 
     // The receipts the journal holds are the same too, and the journal verifies.
-    const receipts = async (f: Fixture) => {
+    const receipts = async (f: Fixture<Store>) => {
       const r = await f.app.inject({
         method: 'GET',
         url: '/v1/receipts?limit=100',
@@ -269,5 +286,78 @@ describe('shadow policy on live traffic', () => {
       reason: expect.stringMatching(/bad\.cedar:1:/),
     });
     expect(await f.store.shadows.get('acme')).toBeUndefined();
+  });
+
+  it('never waits for a full queue: what does not fit is counted as dropped, and the rest compared', async () => {
+    const { f } = await refundTenant();
+    await setShadowPolicy(f.store, {
+      tenantId: 'acme',
+      text: CANDIDATE,
+      source: 'c.cedar',
+      now: f.now.value,
+    });
+    const bot = (await f.store.actors.get('acme', 'bot'))!;
+    const rules = { policy: new PolicyCache(), constraints: admits };
+    const sealed: Sealed[] = [];
+    for (const [i, amountUsd] of AMOUNTS.entries()) {
+      const req = decisionRequest({ capability: 'refunds.issue', step: `q${i}`, amountUsd });
+      sealed.push(await f.store.decisions.decide(req, bot, 'new', rules));
+    }
+    const shadow = new PolicyShadow(f.store, { capacity: 4, batch: 2 });
+    // All handed over in one turn, as a burst of replies would: the queue holds 4 of them.
+    for (const s of sealed) shadow.observe('acme', s);
+    await shadow.idle();
+    expect(await f.store.shadows.get('acme')).toMatchObject({ compared: 4, dropped: AMOUNTS.length - 4 });
+    const { report } = await shadowReport(f.store, 'acme');
+    const firstFour = AMOUNTS.slice(0, 4);
+    expect(report.differing).toBe(firstFour.filter((a) => a > 100).length);
+  });
+});
+
+const server = await pgAvailable();
+
+describe.skipIf('skip' in server)('shadow policy on PostgreSQL replicas', () => {
+  it('each replica compares the decisions it makes and records them into the shared store', async () => {
+    const db = await freshDatabase();
+    try {
+      const { f, bot } = await refundTenant(db.url);
+      const replicaStore = await openStore(db.url, {
+        clock: () => f.now.value,
+        applicationName: 'svc replica',
+      });
+      const replica = buildDaemon(
+        daemonDeps(f.dir, replicaStore, { authMode: 'token', clock: () => f.now.value }),
+        {
+          logger: false,
+        },
+      );
+      await replica.ready();
+      try {
+        await setShadowPolicy(f.store, {
+          tenantId: 'acme',
+          text: CANDIDATE,
+          source: 'c.cedar',
+          now: f.now.value,
+        });
+        await traffic(f, bot, 'p', [f.app, replica]);
+        await compared(f, AMOUNTS.length);
+        await replica.close();
+        await f.app.close();
+        const { report } = await shadowReport(f.store, 'acme');
+        expect(report.evaluated).toBe(AMOUNTS.length);
+        expect(Object.fromEntries(report.byPair.map((p) => [p.pair, p.count]))).toEqual({
+          'allowed->refused': TIGHTENED,
+          'refused->refused': OVER_BOTH,
+        });
+        await verifies(f);
+      } finally {
+        await replica.close();
+        await replicaStore.close();
+        await f.close();
+        fixtures = fixtures.filter((x) => x !== f);
+      }
+    } finally {
+      await db.drop();
+    }
   });
 });
