@@ -33,10 +33,13 @@ export interface PolicyShadowOptions {
   capacity?: number;
   /** decisions compared per batch (one probe and one write per tenant in it) */
   batch?: number;
+  /** how long decisions gather before a batch runs, unless a whole batch is waiting (ms) */
+  intervalMs?: number;
 }
 
-export const DEFAULT_SHADOW_CAPACITY = 10_000;
-export const DEFAULT_SHADOW_BATCH = 256;
+export const DEFAULT_SHADOW_CAPACITY = 20_000;
+export const DEFAULT_SHADOW_BATCH = 2_000;
+export const DEFAULT_SHADOW_INTERVAL_MS = 200;
 
 interface Pending {
   tenantId: string;
@@ -64,6 +67,8 @@ export class PolicyShadow {
   private readonly dropped = new Map<string, number>();
   private readonly compiled = new Map<string, Compiled>();
   private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly intervalMs: number;
   private log: ShadowLog | undefined;
 
   constructor(
@@ -72,6 +77,7 @@ export class PolicyShadow {
   ) {
     this.capacity = opts.capacity ?? DEFAULT_SHADOW_CAPACITY;
     this.batchSize = opts.batch ?? DEFAULT_SHADOW_BATCH;
+    this.intervalMs = opts.intervalMs ?? DEFAULT_SHADOW_INTERVAL_MS;
   }
 
   useLog(log: ShadowLog): void {
@@ -84,8 +90,9 @@ export class PolicyShadow {
    */
   observe(tenantId: string, sealed: Sealed): void {
     if (sealed.kind !== 'sealed' || sealed.policyStep === undefined) return;
-    if (this.queue.length - this.head >= this.capacity) {
+    if (this.pending() >= this.capacity) {
       this.dropped.set(tenantId, (this.dropped.get(tenantId) ?? 0) + 1);
+      this.schedule();
       return;
     }
     this.queue.push({
@@ -95,19 +102,53 @@ export class PolicyShadow {
       seq: sealed.receipt.sequence,
       at: sealed.receipt.occurredAt,
     });
-    this.running ??= this.drain();
+    if (this.pending() >= this.batchSize) this.start();
+    else this.schedule();
   }
 
-  /** Settles once every decision queued so far was compared and recorded (or logged as lost). */
+  /**
+   * Settles once every decision queued so far was compared and recorded, or logged as lost
+   * (a store that keeps failing is given three passes, so a closing daemon never hangs here).
+   */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    for (let pass = 0; pass < 3 && this.busy(); pass++) {
+      this.start();
+      await this.running;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private busy(): boolean {
+    return this.running !== undefined || this.pending() > 0 || this.dropped.size > 0;
+  }
+
+  private pending(): number {
+    return this.queue.length - this.head;
+  }
+
+  /**
+   * Decisions gather for a moment before a batch runs: one probe and one write per tenant
+   * per batch, rather than per decision, is what keeps the shadow off the decisions' budget.
+   */
+  private schedule(): void {
+    if (this.running || this.timer) return;
+    this.timer = setTimeout(() => this.start(), this.intervalMs);
+    // Never what keeps a stopping process alive: idle() flushes what is left.
+    this.timer.unref();
+  }
+
+  private start(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.running ??= this.drain();
   }
 
   private async drain(): Promise<void> {
     // After the reply's own turn: the comparison never runs in the request's tick.
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      while (this.head < this.queue.length || this.dropped.size > 0) {
+      do {
         const batch = this.queue.slice(this.head, this.head + this.batchSize);
         this.head += batch.length;
         if (this.head === this.queue.length) {
@@ -117,10 +158,11 @@ export class PolicyShadow {
         await this.compare(batch);
         // Decisions keep their turns between batches.
         await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      } while (this.pending() >= this.batchSize);
     } finally {
       this.running = undefined;
     }
+    if (this.pending() > 0 || this.dropped.size > 0) this.schedule();
   }
 
   private async compare(batch: Pending[]): Promise<void> {
