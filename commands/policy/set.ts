@@ -1,5 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
+import { counted } from '../../src/cli/plural.js';
+import { requirePassingTests, testPaths } from '../../src/cli/policy-test-gate.js';
 import { formatDiagnostic } from '../../src/policy/diagnostic.js';
 import { setPolicy, type PolicySet } from '../../src/provisioning/policy.js';
 import { readTextFile } from '../../src/provisioning/text-file.js';
@@ -11,17 +13,48 @@ export default class PolicySetCommand extends DataDirCommand {
   static override examples = [
     '<%= config.bin %> policy example > policy.cedar',
     '<%= config.bin %> policy set --tenant acme --file policy.cedar',
+    '<%= config.bin %> policy set --tenant acme --file policy.cedar --test policy-tests/',
   ];
   static override flags = {
     tenant: tenantFlag({ required: true }),
     file: Flags.string({ char: 'f', summary: 'The policy set, in Cedar syntax.', required: true }),
+    test: Flags.string({
+      summary:
+        'Store the policy only if these test suites pass against it (files or directories; repeatable, or a comma list).',
+      multiple: true,
+    }),
   };
 
   async run(): Promise<PolicySet> {
     const { flags } = await this.parse(PolicySetCommand);
     const text = readTextFile('file', flags.file);
+    const tests = testPaths(flags.test);
+    const now = new Date();
     const set = await this.withStore(flags, (store) =>
-      setPolicy(store, { tenantId: flags.tenant, text, source: flags.file, now: new Date() }),
+      setPolicy(store, {
+        tenantId: flags.tenant,
+        text,
+        source: flags.file,
+        now,
+        ...(tests.length === 0
+          ? {}
+          : {
+              check: async () => {
+                const run = await requirePassingTests({
+                  store,
+                  tenantId: flags.tenant,
+                  text,
+                  source: flags.file,
+                  paths: tests,
+                  cwd: process.cwd(),
+                  now,
+                });
+                this.note(
+                  `Tests passed: ${counted(run.passed, 'case', 'cases')} in ${counted(run.suites.length, 'suite', 'suites')}`,
+                );
+              },
+            }),
+      }),
     );
     for (const w of set.warnings) this.note(`warning: ${flags.file}:${formatDiagnostic(w)}`);
     this.log(

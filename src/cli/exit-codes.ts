@@ -4,6 +4,8 @@ import { SvcError } from '../core/errors.js';
  * The one place a coded error becomes a process exit code. Scripts can rely on these:
  * 0 success, 1 failure, 2 bad usage or input, 3 not found / not initialised,
  * 4 already exists / conflict, 5 authentication or permission refused, 6 unavailable.
+ * `svc policy test` (and `svc policy set --test`) give two of them their own meaning, as
+ * policy test runners do in CI: 3 the policy does not validate, 4 a test failed.
  */
 export const EXIT = {
   ok: 0,
@@ -13,8 +15,10 @@ export const EXIT = {
   conflict: 4,
   refused: 5,
   unavailable: 6,
-  /** a policy text that does not validate (issue 27: `svc policy test`, `svc policy shadow set`) */
+  /** `svc policy test`: the policy does not validate */
   policyInvalid: 3,
+  /** `svc policy test`: a test failed */
+  testFailed: 4,
 } as const;
 
 const BY_KIND: Record<SvcError['kind'], number> = {
@@ -31,9 +35,14 @@ const BY_KIND: Record<SvcError['kind'], number> = {
   internal: EXIT.failure,
 };
 
+// Codes whose exit differs from their family's.
+const BY_CODE: Partial<Record<SvcError['code'], number>> = {
+  policy_invalid: EXIT.policyInvalid,
+  policy_tests_failed: EXIT.testFailed,
+};
+
 export function exitCodeFor(err: SvcError): number {
-  if (err.code === 'policy_invalid') return EXIT.policyInvalid;
-  return BY_KIND[err.kind];
+  return BY_CODE[err.code] ?? BY_KIND[err.kind];
 }
 
 /** oclif's own parse failures (unknown flag, missing value) are usage errors. */

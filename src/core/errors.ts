@@ -32,7 +32,6 @@ export type ErrorKind = (typeof ERROR_CODES)[number];
 export const EXTENSION_CODES = {
   asset_url_refused: 'invalid_request',
   bad_request: 'invalid_request',
-  policy_invalid: 'invalid_request',
   headers_too_large: 'invalid_request',
   method_not_allowed: 'invalid_request',
   request_timeout: 'invalid_request',
@@ -114,7 +113,15 @@ export type WitnessCode = (typeof WITNESS_CODES)[number];
  */
 export const STORE_CHECK_CODES = ['journal_corrupt', 'backup_mismatch'] as const;
 export type StoreCheckCode = (typeof STORE_CHECK_CODES)[number];
-export type ErrorCode = ErrorKind | ExtensionCode | ClientCode | WitnessCode | StoreCheckCode;
+/**
+ * Codes of `svc policy test` and of `svc policy set --test`, which the daemon never answers
+ * with: a policy that does not validate (exit 3) and tests that fail or cannot run (exit 4);
+ * the CLI's exit codes for them are set in cli/exit-codes.ts.
+ */
+export const POLICY_TEST_CODES = ['policy_invalid', 'policy_tests_failed'] as const;
+export type PolicyTestCode = (typeof POLICY_TEST_CODES)[number];
+export type ErrorCode =
+  ErrorKind | ExtensionCode | ClientCode | WitnessCode | StoreCheckCode | PolicyTestCode;
 
 export function isErrorCode(code: string): code is ErrorCode {
   return (
@@ -122,7 +129,8 @@ export function isErrorCode(code: string): code is ErrorCode {
     Object.hasOwn(EXTENSION_CODES, code) ||
     (CLIENT_CODES as readonly string[]).includes(code) ||
     (WITNESS_CODES as readonly string[]).includes(code) ||
-    (STORE_CHECK_CODES as readonly string[]).includes(code)
+    (STORE_CHECK_CODES as readonly string[]).includes(code) ||
+    (POLICY_TEST_CODES as readonly string[]).includes(code)
   );
 }
 

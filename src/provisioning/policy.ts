@@ -100,7 +100,14 @@ export async function verbsFor(
 /** Validate against the tenant's schema, then store; an invalid text leaves the old policy in place. */
 export async function setPolicy(
   store: Store,
-  opts: { tenantId: string; text: string; source: string; now: Date },
+  opts: {
+    tenantId: string;
+    text: string;
+    source: string;
+    now: Date;
+    /** runs on a text that validates, before it is stored; a throw stores nothing */
+    check?: () => Promise<void>;
+  },
 ): Promise<PolicySet> {
   await requireTenant(store, opts.tenantId);
   const verbs = await storedVerbs(store, opts.tenantId);
@@ -110,6 +117,7 @@ export async function setPolicy(
       remedy: 'fix the lines above and install the policy again; the stored policy is unchanged',
     });
   }
+  if (opts.check !== undefined) await opts.check();
   const before = await store.policies.get(opts.tenantId);
   const record = await store.policies.set(opts.tenantId, opts.text, opts.now.toISOString());
   return {

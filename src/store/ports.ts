@@ -48,6 +48,8 @@ export interface TenantRepo {
   create(input: NewTenant): Promise<void>;
   get(id: string): Promise<Tenant | undefined>;
   list(): Promise<Tenant[]>;
+  /** At or above this tier a capability waits for a person's approval; undefined: no such tenant. */
+  approvalTier(id: string): Promise<number | undefined>;
 }
 
 export interface ActorRepo {

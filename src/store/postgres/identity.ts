@@ -47,6 +47,15 @@ export class PgTenants implements TenantRepo {
     );
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
+
+  async approvalTier(id: string): Promise<number | undefined> {
+    // BIGINT arrives as text from pg.
+    const [r] = await this.db.query<{ approval_tier: string | number }>(
+      'SELECT approval_tier FROM tenants WHERE id = $1',
+      [id],
+    );
+    return r && Number(r.approval_tier);
+  }
 }
 
 export class PgActors implements ActorRepo {

@@ -48,6 +48,12 @@ export class SqliteTenants implements TenantRepo {
     }[];
     return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
   }
+
+  async approvalTier(id: string): Promise<number | undefined> {
+    const r = prep(this.db, 'SELECT approval_tier FROM tenants WHERE id = ?').get(id) as
+      { approval_tier: number | bigint } | undefined;
+    return r && Number(r.approval_tier);
+  }
 }
 
 export class SqliteActors implements ActorRepo {

@@ -20,6 +20,13 @@ export function identityContract(h: () => StoreHarness): void {
       expect(await store.actors.list('Zeta')).toEqual([]);
     });
 
+    it("reads a tenant's approval tier: 3 for a new tenant, nothing for a tenant that does not exist", async () => {
+      const store = await h().open();
+      await store.tenants.create(newTenant('acme'));
+      expect(await store.tenants.approvalTier('acme')).toBe(3);
+      expect(await store.tenants.approvalTier('nobody')).toBeUndefined();
+    });
+
     it('creates all or nothing: a second tenant of the same id changes nothing', async () => {
       const store = await h().open();
       await store.tenants.create(newTenant('acme'));
