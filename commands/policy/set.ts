@@ -14,6 +14,7 @@ export default class PolicySetCommand extends DataDirCommand {
     '<%= config.bin %> policy example > policy.cedar',
     '<%= config.bin %> policy set --tenant acme --file policy.cedar',
     '<%= config.bin %> policy set --tenant acme --file policy.cedar --test policy-tests/',
+    '<%= config.bin %> policy set --tenant acme --file policy.cedar --message "refunds above 500 USD need approval"',
   ];
   static override flags = {
     tenant: tenantFlag({ required: true }),
@@ -23,6 +24,7 @@ export default class PolicySetCommand extends DataDirCommand {
         'Store the policy only if these test suites pass against it (files or directories; repeatable, or a comma list).',
       multiple: true,
     }),
+    message: Flags.string({ char: 'm', summary: 'Why, kept with the version in `svc policy history`.' }),
   };
 
   async run(): Promise<PolicySet> {
@@ -54,6 +56,7 @@ export default class PolicySetCommand extends DataDirCommand {
                 );
               },
             }),
+        ...(flags.message !== undefined ? { message: flags.message } : {}),
       }),
     );
     for (const w of set.warnings) this.note(`warning: ${flags.file}:${formatDiagnostic(w)}`);

@@ -14,6 +14,7 @@ import { consoleOpenApi } from './openapi.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { policyRoutes } from './routes/policies.js';
 import { recordRoutes } from './routes/records.js';
 import { registryRoutes } from './routes/registry.js';
 import { sessionRoutes } from './routes/session.js';
@@ -42,6 +43,7 @@ export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...spendRoutes(deps),
     ...notificationRoutes(deps),
     ...registryRoutes(deps),
+    ...policyRoutes(deps),
   ];
   routes.push(
     defineRoute({

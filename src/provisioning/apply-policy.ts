@@ -6,6 +6,7 @@ import type { Store } from '../store/ports.js';
 import type { Step } from './apply-step.js';
 import type { DeploymentDocument } from './deployment-document.js';
 import { checkStoredPolicyAfter, policyRejected } from './policy.js';
+import { operatorAuthorship } from './policy-authorship.js';
 import { readTextFile } from './text-file.js';
 
 /**
@@ -63,7 +64,8 @@ export async function planPolicy(
     steps: [
       {
         change: { kind: 'policy', id: tenantId, result: stored === undefined ? 'created' : 'updated' },
-        write: () => store.policies.set(tenantId, text, at),
+        // The history names the document; the OS user is who ran `svc apply` (or the quickstart).
+        write: () => store.policies.set(tenantId, text, at, operatorAuthorship(`applied from ${doc.file}`)),
       },
     ],
     first: !sameVerbs && validatePolicy(text, before).ok,

@@ -112,15 +112,25 @@ export async function shadowReport(
  */
 export async function promoteShadow(
   store: Store,
-  opts: { tenantId: string; now: Date },
+  opts: {
+    tenantId: string;
+    now: Date;
+    /** kept with the new version in the policy history */
+    message?: string;
+    /** runs on the candidate once it validates, before it is stored (`--test`); a throw stores nothing */
+    check?: (candidate: { text: string; source: string }) => Promise<void>;
+  },
 ): Promise<PolicySet & { candidate_id: string }> {
   await requireTenant(store, opts.tenantId);
   const record = await requireShadow(store, opts.tenantId);
+  const check = opts.check;
   const set = await setPolicy(store, {
     tenantId: opts.tenantId,
     text: record.text,
     source: record.source,
     now: opts.now,
+    ...(opts.message !== undefined ? { message: opts.message } : {}),
+    ...(check !== undefined ? { check: () => check({ text: record.text, source: record.source }) } : {}),
   });
   await store.shadows.clear(opts.tenantId);
   return { ...set, candidate_id: record.candidateId };

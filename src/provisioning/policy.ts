@@ -4,6 +4,7 @@ import { formatDiagnostic, type PolicyDiagnostic } from '../policy/diagnostic.js
 import { validatePolicy } from '../policy/validation.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { Store } from '../store/ports.js';
+import { checkMessage, operatorAuthorship } from './policy-authorship.js';
 import { requireTenant } from './references.js';
 
 /** The stable `--json` shape of a stored policy. */
@@ -105,10 +106,12 @@ export async function setPolicy(
     text: string;
     source: string;
     now: Date;
+    message?: string;
     /** runs on a text that validates, before it is stored; a throw stores nothing */
     check?: () => Promise<void>;
   },
 ): Promise<PolicySet> {
+  const message = checkMessage(opts.message);
   await requireTenant(store, opts.tenantId);
   const verbs = await storedVerbs(store, opts.tenantId);
   const result = validatePolicy(opts.text, verbs);
@@ -119,7 +122,12 @@ export async function setPolicy(
   }
   if (opts.check !== undefined) await opts.check();
   const before = await store.policies.get(opts.tenantId);
-  const record = await store.policies.set(opts.tenantId, opts.text, opts.now.toISOString());
+  const record = await store.policies.set(
+    opts.tenantId,
+    opts.text,
+    opts.now.toISOString(),
+    operatorAuthorship(message),
+  );
   return {
     tenant_id: record.tenantId,
     version: record.version,

@@ -1,5 +1,10 @@
 import type { Capability } from '../core/capability.js';
-import type { PolicyRecord } from '../core/policy-version.js';
+import type {
+  PolicyAuthorship,
+  PolicyRecord,
+  PolicyVersion,
+  PolicyVersionSummary,
+} from '../core/policy-version.js';
 import type { Micros } from '../core/money.js';
 import type { Task } from '../core/task.js';
 
@@ -41,8 +46,12 @@ export interface PermissionRepo {
 
 export interface PolicyRepo {
   get(tenantId: string): Promise<PolicyRecord | undefined>;
-  /** store a new text (unchanged text keeps the version) */
-  set(tenantId: string, text: string, at: string): Promise<PolicyRecord>;
+  /** store a new text and keep it in the history (unchanged text keeps the version) */
+  set(tenantId: string, text: string, at: string, by?: PolicyAuthorship): Promise<PolicyRecord>;
+  /** the stored versions, newest first, without their texts; `before`: page back from that version */
+  history(tenantId: string, opts: { limit: number; before?: number }): Promise<PolicyVersionSummary[]>;
+  /** one stored version with its text */
+  version(tenantId: string, version: number): Promise<PolicyVersion | undefined>;
 }
 
 export interface TaskRepo {

@@ -20,6 +20,7 @@ import { accessContract } from './cases/access.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
 import { notifyContract } from './cases/notify.js';
+import { policyHistoryContract } from './cases/policy-history.js';
 import { policyShadowContract } from './cases/policy-shadow.js';
 import { refusalOrderContract } from './cases/refusal-order.js';
 import { registryContract } from './cases/registry.js';
@@ -43,6 +44,7 @@ for (const adapter of await contractAdapters()) {
     surfaceContract(h);
     refusalOrderContract(h);
     notifyContract(h);
+    policyHistoryContract(h);
     policyShadowContract(h);
   });
 }

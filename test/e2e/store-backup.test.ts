@@ -75,7 +75,7 @@ async function provision(
       env,
     );
     await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.notes'], env);
-    await runJson(['policy', 'set', ...t, '--file', policy], env);
+    await runJson(['policy', 'set', ...t, '--file', policy, '--message', 'the first policy'], env);
     await runJson(
       ['task', 'create', ...t, '--id', 't1', '--sponsor', 'alice', '--budget-usd', '1000', '--actor', 'bot'],
       env,
@@ -228,6 +228,15 @@ describe('svc store backup / restore / verify (built binary, a daemon under load
           head: expect.objectContaining({ tree_size: head.tree_size, root_hash: head.root_hash }),
         }),
       );
+    }
+
+    // The policy history comes along: every version, with who set it, when, why and its hash.
+    for (const tenant of TENANTS) {
+      const history = (e: Record<string, string>) =>
+        runJson<{ items: { message: string | null }[] }>(['policy', 'history', '--tenant', tenant], e);
+      const kept = await history(restoredEnv);
+      expect(kept.items.map((v) => v.message)).toEqual(['the first policy']);
+      expect(kept).toEqual(await history(env));
     }
 
     const verify = await runJson<{ tenants: { tenant_id: string; head: Head | null }[] }>(

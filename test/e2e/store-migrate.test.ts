@@ -20,6 +20,16 @@ describe.skipIf('skip' in server)('svc store migrate (built binary, real Postgre
   beforeAll(async () => {
     // A data dir with two tenants and a real log: decisions through the daemon, anchors, a key rotation, a redaction.
     real = await realExport();
+    // A second policy version with its author and message: the history is copied row by row too.
+    await real.f.store.policies.set(
+      'acme',
+      'permit (principal, action, resource);\n// v2\n',
+      '2026-03-01T00:00:00.000Z',
+      {
+        setBy: 'alice',
+        message: 'the history travels',
+      },
+    );
     target = await freshDatabase();
   });
   afterAll(async () => {
@@ -40,6 +50,9 @@ describe.skipIf('skip' in server)('svc store migrate (built binary, real Postgre
     const journal = Number(real.f.store.db.prepare('SELECT count(*) FROM journal').pluck().get());
     expect(result.target).toContain(':***@');
     expect(result.tables.find((t) => t.table === 'journal')?.rows).toBe(journal);
+    const versions = Number(real.f.store.db.prepare('SELECT count(*) FROM policy_versions').pluck().get());
+    expect(versions).toBeGreaterThan(2);
+    expect(result.tables.find((t) => t.table === 'policy_versions')?.rows).toBe(versions);
     expect(result.tenants.map((t) => [t.tenant_id, t.proof])).toEqual([
       ['acme', 'ok'],
       ['other', 'ok'],

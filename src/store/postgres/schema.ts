@@ -578,6 +578,31 @@ const MIGRATION_6 = `
   );
 `;
 
+/**
+ * Policy history (as SQLite's policy_versions migration): append-only, one row per version;
+ * a policy stored before it gets one row for its current version, set by 'migration'.
+ */
+const MIGRATION_POLICY_VERSIONS = `
+  CREATE TABLE policy_versions (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    version BIGINT NOT NULL CHECK (version > 0),
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    message TEXT,
+    set_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, version)
+  );
+  INSERT INTO policy_versions (tenant_id, version, text, sha256, set_by, message, set_at)
+    SELECT tenant_id, version, text, encode(sha256(convert_to(text, 'UTF8')), 'hex'), 'migration',
+      'recorded when the policy history began; earlier versions were not kept', updated_at
+    FROM policies;
+  CREATE TRIGGER policy_versions_no_update BEFORE UPDATE ON policy_versions
+    FOR EACH ROW EXECUTE FUNCTION svc_refuse_change('a policy version is never changed');
+  CREATE TRIGGER policy_versions_no_delete BEFORE DELETE ON policy_versions
+    FOR EACH ROW EXECUTE FUNCTION svc_refuse_change('a policy version is never deleted');
+`;
+
 /** Shadow policies (as SQLite's migration of issue 27): the candidate, its tally, its differences. */
 const MIGRATION_SHADOW = `
   CREATE TABLE policy_shadows (
@@ -612,5 +637,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_4),
   collateC(MIGRATION_5),
   collateC(MIGRATION_6),
+  collateC(MIGRATION_POLICY_VERSIONS),
   collateC(MIGRATION_SHADOW),
 ];

@@ -2,6 +2,7 @@ import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
 import { MIGRATIONS } from './migrations.js';
+import { policyHash } from '../../core/policy-version.js';
 import { BLOCKING_WAIT, isBusy, setLockWait, type LockWait } from './write-lock.js';
 
 export type Db = Database.Database;
@@ -58,6 +59,8 @@ function whileBusy<T>(step: () => T): T {
 
 /** Apply every pending migration in one IMMEDIATE transaction, so two processes never race. */
 export function migrate(db: Db): number {
+  // The policy-history migration hashes the stored policies, which SQLite cannot do itself.
+  db.function('svc_sha256_hex', { deterministic: true }, (text) => policyHash(String(text)));
   const apply = db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current > MIGRATIONS.length) {

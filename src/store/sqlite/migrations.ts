@@ -620,6 +620,31 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, approval_id, destination_id)
   ) STRICT;
   `,
+  // Policy history (issue 27): every version a tenant's policy had, append-only, written in the
+  // transaction that stores the policy. A policy stored before this migration gets one row for
+  // its current version, set by 'migration' at its updated_at (who set it was never recorded,
+  // and earlier texts were not kept). svc_sha256_hex is registered on the connection by
+  // migrate() (database.ts): SQLite has no SHA-256 of its own.
+  `
+  CREATE TABLE policy_versions (
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    version INTEGER NOT NULL CHECK (version > 0),
+    text TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    set_by TEXT NOT NULL,
+    message TEXT,
+    set_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, version)
+  ) STRICT;
+  INSERT INTO policy_versions (tenant_id, version, text, sha256, set_by, message, set_at)
+    SELECT tenant_id, version, text, svc_sha256_hex(text), 'migration',
+      'recorded when the policy history began; earlier versions were not kept', updated_at
+    FROM policies;
+  CREATE TRIGGER policy_versions_no_update BEFORE UPDATE ON policy_versions
+    BEGIN SELECT RAISE(ABORT, 'a policy version is never changed'); END;
+  CREATE TRIGGER policy_versions_no_delete BEFORE DELETE ON policy_versions
+    BEGIN SELECT RAISE(ABORT, 'a policy version is never deleted'); END;
+  `,
   // shadow policies (issue 27): a tenant's candidate, evaluated against every live decision
   // after the commit, with what its daemons compared and the differences they found. A data
   // dir that already holds data starts with no candidate.

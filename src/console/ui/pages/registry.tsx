@@ -76,31 +76,6 @@ export function CapabilitiesPage() {
   );
 }
 
-export function PoliciesPage() {
-  const { data, error } = useJson<{ policy: { version: number; text: string; updated_at: string } | null }>(
-    '/api/policies',
-  );
-  if (!data) return <Loading error={error} />;
-  return (
-    <section>
-      <h2>Policies</h2>
-      {data.policy ? (
-        <>
-          <p class="muted">
-            Cedar policy set, version {data.policy.version}, installed {when(data.policy.updated_at)}. Change
-            it with <code>svc policy set</code>.
-          </p>
-          <pre class="code">{data.policy.text}</pre>
-        </>
-      ) : (
-        <p class="empty">
-          No policy set is installed: every decision is refused. Install one with <code>svc policy set</code>.
-        </p>
-      )}
-    </section>
-  );
-}
-
 export function IntegrationsPage() {
   const { data, error } = useJson<{ configured: boolean; items: Row[] }>('/api/integrations');
   if (!data) return <Loading error={error} />;

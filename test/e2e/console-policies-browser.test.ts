@@ -1,0 +1,173 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ARTIFACTS,
+  launchChromium,
+  spkiPin,
+  startConsoleProcess,
+  type ConsoleProcess,
+} from '../helpers/browser.js';
+import { runJson } from '../helpers/cli.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+const OPEN = 'permit (principal, action, resource);\n';
+const TIGHT = [
+  '// refunds need a ticket',
+  'permit (principal, action == Action::"read", resource);',
+  'forbid (principal, action == Action::"write", resource) unless { context has route };',
+  '',
+].join('\n');
+
+/**
+ * The Policies page in a real browser against the built console over TLS: the current
+ * version with who set it and its hash, the history, an earlier version's text, and a diff
+ * between two chosen versions, coloured by line; an auditor reads it too, an approver is
+ * refused by the server. No script error, no CSP violation.
+ */
+describe('console policies page in chromium (built binary, TLS)', () => {
+  const tmp = tmpDir('svc-e2e-console-policies-');
+  const env = { SVC_HOME: join(tmp.path, 'home') };
+  const t = ['--tenant', 'acme'];
+  let consoleProc: ConsoleProcess;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  const tokens: Record<string, string> = {};
+  const pageErrors: string[] = [];
+  const svc = <T = Record<string, unknown>>(args: string[]) => runJson<T>(args, env);
+  const until = (expression: string) =>
+    expect.poll(() => page.evaluate(expression), { timeout: 15_000, interval: 100 }).toBe(true);
+  const shot = async (name: string) => {
+    const path = join(ARTIFACTS, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    mkdirSync('/tmp/p2-shots', { recursive: true });
+    copyFileSync(path, join('/tmp/p2-shots', `${name}.png`));
+  };
+  const signIn = async (token: string) => {
+    await page.goto(`${consoleProc.url}/#/policies`);
+    await page.locator('#token, #sign-out').first().waitFor();
+    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
+    await page.locator('#token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Policies' }).waitFor();
+  };
+  const file = (name: string, text: string) => {
+    const path = join(tmp.path, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  beforeAll(async () => {
+    const init = await svc<{ admin_token: string; ca_cert: string }>(['init', ...t, '--admin', 'alice']);
+    tokens.alice = init.admin_token;
+    for (const [id, role] of [
+      ['audra', 'auditor'],
+      ['bob', 'approver'],
+    ] as const) {
+      await svc(['actor', 'add', ...t, '--id', id, '--kind', 'human', '--role', role]);
+      tokens[id] = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', id])).token;
+    }
+    await svc(['policy', 'set', ...t, '--file', file('open.cedar', OPEN), '--message', 'open for the pilot']);
+    await svc([
+      'policy',
+      'set',
+      ...t,
+      '--file',
+      file('tight.cedar', TIGHT),
+      '--message',
+      'refunds need a ticket',
+    ]);
+    await svc(['policy', 'rollback', ...t, '--to', '1', '--message', 'agents blocked']);
+    consoleProc = await startConsoleProcess([], env);
+    browser = await launchChromium(spkiPin(readFileSync(init.ca_cert)));
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+        pageErrors.push(msg.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await consoleProc?.stop();
+    tmp.cleanup();
+  });
+
+  it('shows the current version with who set it, why and its hash, and the history newest first', async () => {
+    await signIn(tokens.alice!);
+    const current = page.locator('#policy-version');
+    await current.waitFor();
+    expect(await current.getAttribute('data-version')).toBe('3');
+    const text = await current.innerText();
+    expect(text).toMatch(/Version 3\s*current/);
+    expect(text).toContain('rollback to version 1: agents blocked');
+    expect(await current.locator('pre').textContent()).toBe(OPEN);
+    const rows = page.locator('#policy-history tbody tr');
+    await until("document.querySelectorAll('#policy-history tbody tr').length === 3");
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-version')))).toEqual([
+      '3',
+      '2',
+      '1',
+    ]);
+    expect(await rows.nth(1).innerText()).toContain('refunds need a ticket');
+  });
+
+  it('shows an earlier version’s text, then the current one again', async () => {
+    await page.locator('#policy-history tr[data-version="2"] button', { hasText: 'View' }).click();
+    await until(`document.querySelector('#policy-version')?.getAttribute('data-version') === '2'`);
+    expect(await page.locator('#policy-version').innerText()).toMatch(/Version 2\s*not current/);
+    expect(await page.locator('#policy-version pre').textContent()).toBe(TIGHT);
+    await page.locator('#show-current').click();
+    await until(`document.querySelector('#policy-version')?.getAttribute('data-version') === '3'`);
+  });
+
+  it('diffs two chosen versions, line by line, and names a version that does not exist', async () => {
+    // The first comparison offered is the version before the current one against it.
+    expect(await page.locator('#diff-from').inputValue()).toBe('2');
+    expect(await page.locator('#diff-to').inputValue()).toBe('3');
+    await page.locator('#diff-from').fill('1');
+    await page.locator('#diff-to').fill('2');
+    await page.locator('#show-diff').click();
+    await page.locator('#policy-diff').waitFor();
+    const lines = await page
+      .locator('#policy-diff span')
+      .evaluateAll((spans) => spans.map((s) => [s.className, (s.textContent ?? '').replace(/\n$/, '')]));
+    expect(lines.slice(2)).toEqual([
+      ['hunk', '@@ -1,1 +1,3 @@'],
+      ['del', '-permit (principal, action, resource);'],
+      ['add', '+// refunds need a ticket'],
+      ['add', '+permit (principal, action == Action::"read", resource);'],
+      ['add', '+forbid (principal, action == Action::"write", resource) unless { context has route };'],
+    ]);
+    expect(lines.slice(0, 2).map(([kind, line]) => [kind, line!.split('\t')[0]])).toEqual([
+      ['file', '--- v1'],
+      ['file', '+++ v2'],
+    ]);
+    await shot('policies');
+    await page.locator('#diff-from').fill('3');
+    await page.locator('#diff-to').fill('1');
+    await page.locator('#show-diff').click();
+    await page.locator('#policy-diff-same').waitFor();
+    await page.locator('#diff-to').fill('9');
+    await page.locator('#show-diff').click();
+    await page.locator('#policy-diff-error').waitFor();
+    expect(await page.locator('#policy-diff-error').innerText()).toContain(
+      'to: tenant acme has no policy version 9; its versions are 1 to 3',
+    );
+  });
+
+  it('is read by an auditor; an approver is refused by the server', async () => {
+    await signIn(tokens.audra!);
+    await until("document.querySelectorAll('#policy-history tbody tr').length === 3");
+    await signIn(tokens.bob!);
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).toContain('operator, administrator or auditor');
+    expect(await page.locator('#policy-history').count()).toBe(0);
+  });
+
+  it('ran without a script error or a Content-Security-Policy violation', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
