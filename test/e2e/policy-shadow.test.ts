@@ -146,15 +146,52 @@ describe('svc policy shadow', () => {
     expect(JSON.parse(verdict.stdout).result).toBe('pass');
   });
 
-  it('promotes the candidate as the next policy version, then clears it', async () => {
+  it('promotes the candidate through policy set: --test must pass, --message is kept in the history; then clears it', async () => {
+    const suite = (name: string, expected: string) =>
+      file(
+        name,
+        [
+          'principals:',
+          '  bot: { kind: agent, manager: alice }',
+          'capabilities:',
+          '  refunds.issue: { tier: 1, actions: [write], cost_usd: 1 }',
+          'cases:',
+          '  - name: a 250 USD refund',
+          '    actor: bot',
+          '    capability: refunds.issue',
+          '    action: write',
+          '    amount_usd: 250',
+          `    expect: ${expected}`,
+          '',
+        ].join('\n'),
+      );
     const before = await runJson<{ version: number }>(['policy', 'show', ...t], env);
+    const failing = await runSvc(
+      ['policy', 'shadow', 'promote', ...t, '--test', suite('allowed_test.yaml', 'allowed')],
+      env,
+    );
+    expect(failing.code, failing.stderr).toBe(4);
+    expect((await runJson<{ version: number }>(['policy', 'show', ...t], env)).version).toBe(before.version);
+    expect((await runSvc(['policy', 'shadow', 'report', ...t], env)).code).toBe(0);
+
     const promoted = await runJson<{ version: number; changed: boolean }>(
-      ['policy', 'shadow', 'promote', ...t],
+      [
+        'policy',
+        'shadow',
+        'promote',
+        ...t,
+        '--test',
+        suite('refused_test.yaml', '{ outcome: refused, code: policy_denied }'),
+        '--message',
+        'refunds above 100 USD refused, after the shadow run',
+      ],
       env,
     );
     expect(promoted).toMatchObject({ version: before.version + 1, changed: true });
     const shown = await runSvc(['policy', 'show', ...t], env);
     expect(shown.stdout).toBe(CANDIDATE);
+    const history = await runSvc(['policy', 'history', ...t, '--json'], env);
+    expect(history.stdout).toContain('refunds above 100 USD refused, after the shadow run');
     expect((await runSvc(['policy', 'shadow', 'report', ...t], env)).code).toBe(3);
     expect(await runJson(['policy', 'shadow', 'clear', ...t], env)).toEqual({
       tenant_id: 'acme',
