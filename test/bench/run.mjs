@@ -250,7 +250,8 @@ if (!only || only === 'shadow') {
   console.log(
     `shadow policy: ${fmt(s.on)} allowed decisions/s with a shadow policy set (every decision compared with the ` +
       `candidate after its commit, about half recorded as differences) against ${fmt(s.off)} without, 32 connections, ` +
-      `${runs} interleaved rounds of ${seconds} s: ratio ${s.ratio.toFixed(2)} (target 0.85; rounds ` +
+      `${runs} interleaved rounds of ${seconds} s: ratio ${s.ratio.toFixed(2)} (target 0.85; median of the rounds' ratios; ` +
+      `ratio of the medians ${(s.on / s.off).toFixed(2)}; rounds ` +
       `${s.ratios.map((r) => r.toFixed(2)).join(', ')}); the shadowed daemon compared ${fmt(s.compared)} decisions ` +
       `(the load generator counted ${fmt(s.decided)} replies in its windows, warm-up included), dropped ${fmt(s.dropped)}, ` +
       `recorded ${fmt(s.differing)} differences`,
