@@ -17,6 +17,7 @@ import { proofsBench } from './proofs.mjs';
 import { listsBench } from './lists.mjs';
 import { metricsOverhead } from './metrics.mjs';
 import { notifyBench } from './notify.mjs';
+import { shadowBench } from './shadow.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const runs = Number(process.env.BENCH_RUNS ?? 3);
@@ -46,6 +47,7 @@ const SECTIONS = [
   'proofs',
   'lists',
   'notify',
+  'shadow',
   'replicas',
 ];
 if (only !== undefined && !SECTIONS.includes(only)) {
@@ -248,6 +250,18 @@ if (!only || only === 'notify') {
     `notify drain: ${fmt(l.n)} events queued while the receiver was down, then drained at ${fmt(l.rate)} events/s ` +
       `to a receiver answering at most ${fmt(l.perSecond)}/s (drain/limit ${(l.rate / l.perSecond).toFixed(2)}); ` +
       `${fmt(u.rate)} events/s to one without a limit`,
+  );
+}
+if (!only || only === 'shadow') {
+  const s = await shadowBench(seconds, runs);
+  console.log(
+    `shadow policy: ${fmt(s.on)} allowed decisions/s with a shadow policy set (every decision compared with the ` +
+      `candidate after its commit, about half recorded as differences) against ${fmt(s.off)} without, 32 connections, ` +
+      `${runs} interleaved rounds of ${seconds} s: ratio ${s.ratio.toFixed(2)} (target 0.85; median of the rounds' ratios; ` +
+      `ratio of the medians ${(s.on / s.off).toFixed(2)}; rounds ` +
+      `${s.ratios.map((r) => r.toFixed(2)).join(', ')}); the shadowed daemon compared ${fmt(s.compared)} decisions ` +
+      `(the load generator counted ${fmt(s.decided)} replies in its windows, warm-up included), dropped ${fmt(s.dropped)}, ` +
+      `recorded ${fmt(s.differing)} differences`,
   );
 }
 if (!only || only === 'brokered') {

@@ -67,6 +67,8 @@ async function provision(
     await runJson(['tenant', 'create', '--id', tenant, '--admin', 'alice'], env);
   const policy = join(env.SVC_HOME!, '..', 'policy.cedar');
   writeFileSync(policy, 'permit (principal, action, resource);\n');
+  const candidate = join(env.SVC_HOME!, '..', 'candidate.cedar');
+  writeFileSync(candidate, 'forbid (principal, action, resource);\n');
   for (const tenant of tenants) {
     const t = ['--tenant', tenant];
     await runJson(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice'], env);
@@ -84,6 +86,8 @@ async function provision(
       await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)
     ).token;
     publicKeys[tenant] = (await runJson<{ public_key: string }>(['key', 'show', ...t], env)).public_key;
+    // A shadow policy that would refuse everything: every decision under load is a difference.
+    await runJson(['policy', 'shadow', 'set', ...t, '--file', candidate], env);
   }
   return { ca: readFileSync(init.ca_cert) };
 }
@@ -237,6 +241,20 @@ describe('svc store backup / restore / verify (built binary, a daemon under load
       const kept = await history(restoredEnv);
       expect(kept.items.map((v) => v.message)).toEqual(['the first policy']);
       expect(kept).toEqual(await history(env));
+    }
+
+    // The shadow policy comes along, its tally and its differences from one moment of the store.
+    for (const tenant of TENANTS) {
+      const report = (e: Record<string, string>) =>
+        runJson<{ candidate_id: string; evaluated: number; differing: number; by_pair: { pair: string }[] }>(
+          ['policy', 'shadow', 'report', '--tenant', tenant],
+          e,
+        );
+      const [kept, source] = [await report(restoredEnv), await report(env)];
+      expect(kept.candidate_id).toBe(source.candidate_id);
+      expect(kept.differing).toBe(kept.evaluated);
+      expect(kept.evaluated).toBeLessThanOrEqual(source.evaluated);
+      expect(kept.by_pair.map((p) => p.pair)).toEqual(kept.evaluated > 0 ? ['allowed->refused'] : []);
     }
 
     const verify = await runJson<{ tenants: { tenant_id: string; head: Head | null }[] }>(

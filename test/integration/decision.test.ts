@@ -184,10 +184,23 @@ describe('POST /v1/action (app.inject, real SQLite)', () => {
   });
 
   it('policy: no policy set denies with a remedy; @reason and @remedy of a forbid become the refusal', async () => {
-    await f.store.db.prepare("DELETE FROM policies WHERE tenant_id = 'acme'").run();
-    f.store.db.prepare("UPDATE tenants SET registry_version = registry_version + 1 WHERE id = 'acme'").run();
+    // No command removes a policy: the row is taken away by hand, and put back before the next
+    // version is stored (the history keeps every version number, so none is used twice).
+    const stored = f.store.db.prepare("SELECT * FROM policies WHERE tenant_id = 'acme'").get();
+    f.store.db.prepare("DELETE FROM policies WHERE tenant_id = 'acme'").run();
+    const bump = () =>
+      f.store.db
+        .prepare("UPDATE tenants SET registry_version = registry_version + 1 WHERE id = 'acme'")
+        .run();
+    bump();
     const none = (await act(body({ effect_key_step: 'p1' }))).json();
     expect(none).toMatchObject({ code: 'no_policy', remedy: expect.stringMatching(/svc policy set/) });
+    f.store.db
+      .prepare(
+        'INSERT INTO policies (tenant_id, version, text, updated_at) VALUES (@tenant_id, @version, @text, @updated_at)',
+      )
+      .run(stored);
+    bump();
     await f.store.policies.set(
       'acme',
       `permit (principal, action, resource);
