@@ -84,11 +84,12 @@ export const DEFAULT_POLL_MS = 1000;
 export const DEFAULT_CONCURRENCY = 16;
 /**
  * While the daemon is answering requests (`busy`): one send at a time, and a claim at most
- * every `BUSY_GAP_MS`, so deliveries take a bounded share of the process (at most about 200
- * a second) however large the backlog; the rest waits for a quiet moment.
+ * every `BUSY_GAP_MS`, so deliveries take a bounded share of the process (at most about 50
+ * a second, measured at a few per cent of a saturated daemon's main thread) however large
+ * the backlog; the rest waits for a quiet moment, when the whole concurrency drains it.
  */
 export const BUSY_CONCURRENCY = 1;
-export const BUSY_GAP_MS = 5;
+export const BUSY_GAP_MS = 20;
 /**
  * Dead letters are kept this long, then purged (semantics.md: 30 days); delivered and
  * disabled deliveries too, so the outbox does not grow with traffic forever.
