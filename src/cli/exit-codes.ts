@@ -13,6 +13,8 @@ export const EXIT = {
   conflict: 4,
   refused: 5,
   unavailable: 6,
+  /** a policy text that does not validate (issue 27: `svc policy test`, `svc policy shadow set`) */
+  policyInvalid: 3,
 } as const;
 
 const BY_KIND: Record<SvcError['kind'], number> = {
@@ -30,6 +32,7 @@ const BY_KIND: Record<SvcError['kind'], number> = {
 };
 
 export function exitCodeFor(err: SvcError): number {
+  if (err.code === 'policy_invalid') return EXIT.policyInvalid;
   return BY_KIND[err.kind];
 }
 

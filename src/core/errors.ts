@@ -32,6 +32,7 @@ export type ErrorKind = (typeof ERROR_CODES)[number];
 export const EXTENSION_CODES = {
   asset_url_refused: 'invalid_request',
   bad_request: 'invalid_request',
+  policy_invalid: 'invalid_request',
   headers_too_large: 'invalid_request',
   method_not_allowed: 'invalid_request',
   request_timeout: 'invalid_request',

@@ -79,6 +79,9 @@ export function buildDaemon(deps: DaemonDeps, opts: DaemonOptions = {}): Fastify
   // Decisions and receipts are per caller and per moment: nothing may cache them.
   registerResponseHeaders(app, { 'cache-control': 'no-store' });
   app.addHook('onClose', async () => deps.broker.close());
+  // Decisions already sealed are compared and recorded before the store closes.
+  deps.shadow?.useLog(app.log);
+  app.addHook('onClose', async () => deps.shadow?.idle());
   // The API speaks JSON only; fastify's default text/plain parser would let strings reach validation.
   app.removeContentTypeParser('text/plain');
   useGuardedJson(app);

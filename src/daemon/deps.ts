@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import type { CapabilityEntry } from '../api/discovery.js';
 import type { DecisionMetrics } from '../metrics/registry.js';
 import type { NotifyCounts } from '../store/notify-ports.js';
+import type { PolicyShadow } from './policy-shadow.js';
 
 /** Everything the daemon app needs, injected: the factory opens nothing and listens on nothing. */
 export interface DaemonDeps {
@@ -52,4 +53,6 @@ export interface DaemonDeps {
   authCache?: AuthCache;
   /** told of every decision answered (`--metrics-listen`); absent, nothing is counted */
   metrics?: DecisionMetrics;
+  /** compares sealed decisions with a tenant's shadow policy after the commit; absent, none is */
+  shadow?: PolicyShadow;
 }

@@ -18,6 +18,7 @@ import { SecretBox } from '../integration/secret-box.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { capabilityEntry } from './routes/catalogue.js';
 import { PolicyCache } from './policy-cache.js';
+import { PolicyShadow } from './policy-shadow.js';
 import type { AttestationHealth } from './attest/anchor-attestor.js';
 import type { NotifyCounts } from '../store/notify-ports.js';
 
@@ -76,6 +77,7 @@ export function daemonDeps(
     broker: new Broker(surfaces, store, credentials, connector),
     ...(opts.integration ? { integration: new IntegrationOps(surfaces, store, credentials, connector) } : {}),
     channels: new ApprovalChannels(store, credentials, new OpenIdKeys(), clock),
+    shadow: new PolicyShadow(store),
     ...(opts.attestations ? { attestations: opts.attestations } : {}),
     ...(opts.notifications ? { notifications: opts.notifications } : {}),
   };

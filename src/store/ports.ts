@@ -1,4 +1,5 @@
 import type { NotifyRepo } from './notify-ports.js';
+import type { PolicyShadowRepo } from './shadow-ports.js';
 import type { Actor } from '../core/actor.js';
 import type { NewSigningKey, SigningKeyRecord } from '../core/signing-key.js';
 import type { AccessPorts } from './access-ports.js';
@@ -92,6 +93,8 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly capabilities: CapabilityRepo;
   readonly permissions: PermissionRepo;
   readonly policies: PolicyRepo;
+  /** A tenant's shadow policy and its recorded differences (issue 27). */
+  readonly shadows: PolicyShadowRepo;
   readonly tasks: TaskRepo;
   readonly decisions: DecisionStore;
   readonly effects: EffectStore;

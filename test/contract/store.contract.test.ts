@@ -21,6 +21,7 @@ import { decisionInputsContract } from './cases/decision-inputs.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
 import { notifyContract } from './cases/notify.js';
+import { policyShadowContract } from './cases/policy-shadow.js';
 import { refusalOrderContract } from './cases/refusal-order.js';
 import { registryContract } from './cases/registry.js';
 import { surfaceContract } from './cases/surfaces.js';
@@ -44,5 +45,6 @@ for (const adapter of await contractAdapters()) {
     refusalOrderContract(h);
     notifyContract(h);
     decisionInputsContract(h);
+    policyShadowContract(h);
   });
 }

@@ -102,7 +102,7 @@ function brokeredRoute(
       const sealed = await sealDecision(
         request,
         () => deps.decisions.decide(req, caller.actor, mode, { ...deps.rules, surface: prepared.check }),
-        { metrics: deps.metrics, route: 'brokered', tenantId: caller.tenantId },
+        { metrics: deps.metrics, route: 'brokered', tenantId: caller.tenantId, shadow: deps.shadow },
       );
       if (sealed.kind !== 'sealed') return replyDecision(reply, sealed);
       const pending = sealed.execution;

@@ -6,6 +6,7 @@ import { formatUsd } from '../../core/money.js';
 import type { Sealed } from '../../store/decision-ports.js';
 import type { Caller } from '../../http/caller.js';
 import type { DaemonDeps } from '../deps.js';
+import type { PolicyShadow } from '../policy-shadow.js';
 import type { DecisionMetrics } from '../../metrics/registry.js';
 import { ErrorBodySchema } from '../../http/openapi.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
@@ -141,7 +142,12 @@ export function withResume<R extends Record<number, unknown>>(responses: R, mode
 export async function sealDecision(
   request: FastifyRequest,
   decide: () => Promise<Sealed>,
-  seen?: { metrics: DecisionMetrics | undefined; route: Route; tenantId: string },
+  seen?: {
+    metrics: DecisionMetrics | undefined;
+    route: Route;
+    tenantId: string;
+    shadow?: PolicyShadow | undefined;
+  },
 ): Promise<Sealed> {
   const started = seen?.metrics ? performance.now() : 0;
   const tell = (outcome: string, code: string) =>
@@ -156,6 +162,8 @@ export async function sealDecision(
     const sealed = await decide();
     if (sealed.kind === 'sealed') tell(sealed.outcome, sealed.code ?? '');
     else tell(sealed.kind, sealed.kind === 'conflict' ? sealed.code : '');
+    // Committed: the shadow policy compares it later, off this reply's path.
+    seen?.shadow?.observe(seen.tenantId, sealed);
     return sealed;
   } catch (err) {
     tell('error', err instanceof SvcError ? err.code : 'unavailable');
@@ -197,7 +205,7 @@ export function decisionRoute(
       const sealed = await sealDecision(
         request,
         () => deps.decisions.decide(req, caller.actor, mode, deps.rules),
-        { metrics: deps.metrics, route, tenantId: caller.tenantId },
+        { metrics: deps.metrics, route, tenantId: caller.tenantId, shadow: deps.shadow },
       );
       return replyDecision(reply, sealed);
     },

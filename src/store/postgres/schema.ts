@@ -606,6 +606,33 @@ const MIGRATION_DECISION_INPUTS = `
   );
 `;
 
+/** Shadow policies (as SQLite's migration of issue 27): the candidate, its tally, its differences. */
+const MIGRATION_SHADOW = `
+  CREATE TABLE policy_shadows (
+    tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+    candidate_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    source TEXT NOT NULL,
+    set_at TEXT NOT NULL,
+    compared BIGINT NOT NULL DEFAULT 0 CHECK (compared >= 0),
+    dropped BIGINT NOT NULL DEFAULT 0 CHECK (dropped >= 0),
+    uncompiled BIGINT NOT NULL DEFAULT 0 CHECK (uncompiled >= 0),
+    failure TEXT,
+    failure_registry_version BIGINT
+  );
+  CREATE TABLE policy_shadow_differences (
+    tenant_id TEXT NOT NULL,
+    candidate_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    intent_id TEXT NOT NULL,
+    decided_at TEXT NOT NULL,
+    inputs TEXT NOT NULL,
+    current TEXT NOT NULL,
+    candidate TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, candidate_id, seq)
+  );
+`;
+
 export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_1),
   MIGRATION_2,
@@ -614,4 +641,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_5),
   collateC(MIGRATION_6),
   collateC(MIGRATION_DECISION_INPUTS),
+  collateC(MIGRATION_SHADOW),
 ];

@@ -29,6 +29,7 @@ import { PgManagerCards } from './manager-cards.js';
 import { migrate } from './migrate.js';
 import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
+import { PgPolicyShadows } from './policy-shadow.js';
 import { PgReceipts } from './receipts.js';
 import { PgSecrets } from './secrets.js';
 import { PgSurfaces } from './surfaces.js';
@@ -60,6 +61,7 @@ export class PgStore implements Store {
   readonly capabilities: CapabilityRepo;
   readonly permissions: PermissionRepo;
   readonly policies: PolicyRepo;
+  readonly shadows: PgPolicyShadows;
   readonly tasks: TaskRepo;
   readonly decisions: PgDecisions;
   readonly effects: PgEffects;
@@ -99,6 +101,7 @@ export class PgStore implements Store {
     this.capabilities = new PgCapabilities(db);
     this.permissions = new PgPermissions(db);
     this.policies = new PgPolicies(db);
+    this.shadows = new PgPolicyShadows(db);
     this.tasks = new PgTasks(db);
     this.secrets = new PgSecrets(db);
     this.themes = new PgThemes(db);

@@ -654,4 +654,32 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, sequence)
   ) STRICT, WITHOUT ROWID;
   `,
+  // shadow policies (issue 27): a tenant's candidate, evaluated against every live decision
+  // after the commit, with what its daemons compared and the differences they found. A data
+  // dir that already holds data starts with no candidate.
+  `
+  CREATE TABLE policy_shadows (
+    tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+    candidate_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    source TEXT NOT NULL,
+    set_at TEXT NOT NULL,
+    compared INTEGER NOT NULL DEFAULT 0 CHECK (compared >= 0),
+    dropped INTEGER NOT NULL DEFAULT 0 CHECK (dropped >= 0),
+    uncompiled INTEGER NOT NULL DEFAULT 0 CHECK (uncompiled >= 0),
+    failure TEXT,
+    failure_registry_version INTEGER
+  ) STRICT;
+  CREATE TABLE policy_shadow_differences (
+    tenant_id TEXT NOT NULL,
+    candidate_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    intent_id TEXT NOT NULL,
+    decided_at TEXT NOT NULL,
+    inputs TEXT NOT NULL,
+    current TEXT NOT NULL,
+    candidate TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, candidate_id, seq)
+  ) STRICT;
+  `,
 ];

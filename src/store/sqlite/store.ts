@@ -22,6 +22,7 @@ import { backfillMerkleNodes, SqliteMerkleProofs } from './merkle-nodes.js';
 import { SqliteSigningKeys } from './keys.js';
 import { SqlitePermissions } from './permissions.js';
 import { SqlitePolicies } from './policies.js';
+import { SqlitePolicyShadows } from './policy-shadow.js';
 import { SqliteRedactions } from './redactions.js';
 import { SqliteReceipts } from './receipts.js';
 import { SqliteSecrets } from './secrets.js';
@@ -43,6 +44,7 @@ export class SqliteStore implements Store {
   readonly capabilities: SqliteCapabilities;
   readonly permissions: SqlitePermissions;
   readonly policies: SqlitePolicies;
+  readonly shadows: SqlitePolicyShadows;
   readonly tasks: SqliteTasks;
   readonly decisions: SqliteDecisions;
   readonly effects: SqliteEffects;
@@ -85,6 +87,7 @@ export class SqliteStore implements Store {
     this.capabilities = new SqliteCapabilities(db);
     this.permissions = new SqlitePermissions(db);
     this.policies = new SqlitePolicies(db);
+    this.shadows = new SqlitePolicyShadows(db);
     this.tasks = new SqliteTasks(db);
     // One group-commit queue: brokered outcomes and new decisions share each durable commit.
     this.wal = WalSync.of(db);

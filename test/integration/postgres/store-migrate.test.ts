@@ -37,6 +37,31 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     });
     const admin = (await real.f.store.actors.get('acme', 'alice'))!;
     await real.f.store.surfaces.revoke('acme', 'crm', { documentRef: 'env:CRM_TOKEN', actor: admin });
+    // A shadow policy with one recorded difference (issue 27).
+    await real.f.store.shadows.set({
+      tenantId: 'acme',
+      candidateId: 'shd_1',
+      text: 'forbid (principal, action, resource);',
+      source: 'candidate.cedar',
+      setAt: '2026-03-01T10:00:00.000Z',
+    });
+    await real.f.store.shadows.record({
+      tenantId: 'acme',
+      candidateId: 'shd_1',
+      compared: 3,
+      dropped: 0,
+      uncompiled: 0,
+      differences: [
+        {
+          seq: 1,
+          intentId: 'int_1',
+          at: '2026-03-01T10:00:00.000Z',
+          inputs: { amountMicros: '1' },
+          current: { outcome: 'allowed', determining: [] },
+          candidate: { outcome: 'refused', code: 'policy_denied', determining: [] },
+        },
+      ],
+    });
     fresh = await freshDatabase();
     pg = await PgDb.connect(fresh.url, { poolSize: 2 });
   });
@@ -54,7 +79,13 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     expect(copied.indexOf('anchors')).toBeLessThan(copied.indexOf('anchor_timestamps'));
     for (const { table, rows } of report.tables) expect(rows, table).toBe(count(table));
     expect(report.tables.find((t) => t.table === 'journal')?.rows).toBeGreaterThan(14);
-    for (const table of ['notify_destinations', 'notify_events', 'notify_deliveries']) {
+    for (const table of [
+      'notify_destinations',
+      'notify_events',
+      'notify_deliveries',
+      'policy_shadows',
+      'policy_shadow_differences',
+    ]) {
       expect(report.tables.find((t) => t.table === table)?.rows, table).toBe(1);
     }
     // Each tenant's export from the copy is the source's, line for line: every entry and anchor.
