@@ -1,13 +1,13 @@
 import type { RecordedInputs } from '../../core/decision/recorded-inputs.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { RecordedDecision, RecordedDecisions, ReplayRange } from '../replay-ports.js';
+import type { SnapshotIds } from '../rows/policy-inputs.js';
 import {
   bodiesOf,
   INPUTS_COLUMNS,
   inputsValues,
   RECORDED_COLUMNS,
   snapshotKey,
-  SnapshotIds,
   toRecordedDecision,
   type RecordedRow,
 } from '../rows/policy-inputs.js';
@@ -85,7 +85,7 @@ export class PgRecordedDecisions implements RecordedDecisions {
     this.recorded ??= this.read<{ t: string | null }>(
       "SELECT to_regclass('decision_inputs')::text AS t",
       [],
-    ).then(([r]) => r?.t != null);
+    ).then(([r]) => typeof r?.t === 'string');
     return this.recorded;
   }
 
