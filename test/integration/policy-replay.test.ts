@@ -174,4 +174,57 @@ describe('policy replay', () => {
     expect(report.evaluated).toBe(DECISIONS);
     expect(differenceJson(v2.report)).toEqual(differenceJson(report));
   }, 120_000);
+
+  it('counts decisions made before inputs were recorded as unrecorded, in a migrated data dir and in a file from before the migration', async () => {
+    f = await fixture();
+    await register(f.store, 'acme', {
+      caps: [capability('acme', 'refunds.issue', { actions: ['refund'] })],
+      grants: [['bot', 'refunds.issue']],
+      policy: V1.replace('principal.roles.contains("approver") && ', ''),
+      tasks: [{ id: 't1', sponsor: 'alice', budget: 10n ** 15n, actors: ['bot'] }],
+    });
+    const bot = (await f.store.actors.get('acme', 'bot'))!;
+    const rules = { policy: new PolicyCache(), constraints: admits };
+    for (const i of [1, 2, 3]) {
+      const req = decisionRequest({
+        capability: 'refunds.issue',
+        action: 'refund',
+        step: `r${i}`,
+        amountUsd: 150,
+      });
+      await f.store.decisions.decide(req, bot, 'new', rules);
+    }
+    await f.store.close();
+    const replay = async () => {
+      const recorded = await openRecordedDecisions(f!.dir.database);
+      try {
+        return await replayPolicy(recorded, { tenantId: 'acme', text: V2, source: 'v2.cedar', range: {} });
+      } finally {
+        await recorded.close();
+      }
+    };
+    const db = new Database(f.dir.database);
+    try {
+      // The first decision as one made before the migration: the journal holds it, no inputs.
+      db.prepare('DELETE FROM decision_inputs WHERE tenant_id = ? AND sequence = 1').run('acme');
+      const migrated = await replay();
+      expect(migrated.counts).toEqual({
+        read: 3,
+        replayed: 2,
+        unrecorded: 1,
+        beforePolicy: 0,
+        unreadable: 0,
+      });
+      expect(migrated.report.differing).toBe(2);
+      // A file from before the migration, read without migrating it: every decision unrecorded.
+      db.exec('DROP TABLE decision_inputs; DROP TABLE policy_input_snapshots');
+      const older = await replay();
+      expect(older.counts).toEqual({ read: 3, replayed: 0, unrecorded: 3, beforePolicy: 0, unreadable: 0 });
+      expect(older.report).toMatchObject({ evaluated: 0, differing: 0 });
+      const tables = db.prepare("SELECT name FROM sqlite_master WHERE name = 'decision_inputs'").all();
+      expect(tables).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
 });
