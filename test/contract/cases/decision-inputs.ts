@@ -122,6 +122,19 @@ export function decisionInputsContract(h: () => StoreHarness): void {
         (await all(recorded.decisions('acme', { fromSeq: 2, toSeq: 4 }))).map((r) => r.sequence),
       ).toEqual([2, 3, 4]);
       expect(await recorded.verbs('acme')).toContain('write');
+
+      // A redaction erases what the redacted decision was evaluated with: it reads as unrecorded.
+      await store.redactions.redact({
+        tenantId: 'acme',
+        from: 2,
+        to: 2,
+        reason: 'erasure request',
+        authorisedBy: 'alice',
+        at: T1,
+      });
+      const after = await all(recorded.decisions('acme', { toSeq: 5 }));
+      expect(after.map((r) => r.inputs?.policyVersion ?? null)).toEqual([0, null, null, 2, 2]);
+      expect((await store.receipts.get(alice, v1.receipt.receiptId))?.policy_version).toBeNull();
       expect(await recorded.tenantExists('acme')).toBe(true);
       expect(await recorded.tenantExists('nobody')).toBe(false);
     });
