@@ -8,6 +8,7 @@ import {
 import { durationFlag } from '../../src/cli/duration-flag.js';
 import { counted } from '../../src/cli/plural.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
+import { avoidJsToWasmInliningCrash } from '../../src/daemon/v8-workaround.js';
 import type { ReplayResult } from '../../src/policy/replay.js';
 import { replayPolicy } from '../../src/provisioning/policy-replay.js';
 import { readTextFile } from '../../src/provisioning/text-file.js';
@@ -55,6 +56,8 @@ export default class PolicyReplay extends DataDirCommand {
 
   async run(): Promise<ReplayJson> {
     const { flags } = await this.parse(PolicyReplay);
+    // A replay is a hot loop over the policy engine, as the daemon's decisions are.
+    avoidJsToWasmInliningCrash();
     const text = readTextFile('candidate', flags.candidate);
     const recorded = await openRecordedDecisions(flags.backup ?? this.dataDir(flags).store);
     let result: ReplayResult;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { bin, dist, load, provisionBench, waitFor } from './harness.mjs';
 
 const { openRecordedDecisions } = await import(dist('src/store/open.js'));
+const { avoidJsToWasmInliningCrash } = await import(dist('src/daemon/v8-workaround.js'));
 const { replayPolicy } = await import(dist('src/provisioning/policy-replay.js'));
 
 const LIVE = 'permit (principal, action, resource) when { context.amount_micros <= 1000000000 };';
@@ -59,6 +60,8 @@ export async function replayBench(seconds, runs) {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.once('exit', r));
     const file = join(home, 'svc.db');
+    // as `svc policy replay` does: the replay loop is as hot on the policy engine as the daemon
+    avoidJsToWasmInliningCrash();
     const replays = [];
     let result;
     for (let i = 0; i < runs; i++) {

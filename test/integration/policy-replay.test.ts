@@ -12,6 +12,7 @@ import type { Sealed } from '../../src/core/decision/sealed.js';
 import { differenceJson } from '../../src/cli/difference-render.js';
 import { PolicyCache } from '../../src/daemon/policy-cache.js';
 import { PolicyShadow } from '../../src/daemon/policy-shadow.js';
+import { avoidJsToWasmInliningCrash } from '../../src/daemon/v8-workaround.js';
 import { addActor } from '../../src/provisioning/actor.js';
 import { replayPolicy } from '../../src/provisioning/policy-replay.js';
 import { setShadowPolicy, shadowReport } from '../../src/provisioning/policy-shadow.js';
@@ -34,6 +35,9 @@ forbid (principal, action, resource) when { context.amount_micros > 100000000 };
 const DECISIONS = 50_000;
 const ACTORS = 10;
 const AMOUNTS = [5, 20, 99.99, 100, 100.01, 150, 250, 499, 500, 500.01, 750, 42, 101, 300, 1];
+
+// 50,000 decisions, a shadow and three replays keep the policy engine as hot as a daemon's.
+avoidJsToWasmInliningCrash();
 
 let f: Fixture<Store> | undefined;
 afterEach(async () => {
