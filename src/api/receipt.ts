@@ -48,6 +48,13 @@ export const ReceiptView = z
       .string()
       .describe("hex SHA-256 of the entry's canonical preimage: what an inclusion proof proves"),
     redacted: z.boolean(),
+    policy_version: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "the version of the tenant's policy that decided it (svc policy history); null when not a decision, refused before the policy step, or decided before versions were recorded",
+      ),
   })
   .meta({ id: 'Receipt' });
 export type ReceiptView = z.output<typeof ReceiptView>;

@@ -25,6 +25,8 @@ export interface JournalRow {
    * itself, which names the range it removed and is not redacted
    */
   tombstone: string | null;
+  /** the version of the tenant policy that decided it, where one was recorded (decisions) */
+  policyVersion?: number | null;
 }
 
 /** The published projection (interface-spec.md, Receipts): the record's private fields never appear. */
@@ -56,6 +58,8 @@ export interface PublishedReceipt {
   record_hash: string;
   leaf: string;
   redacted: boolean;
+  /** the tenant policy's version that decided it; null: not a decision, not decided by the policy step, or decided before versions were recorded */
+  policy_version: number | null;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -105,6 +109,7 @@ export function publishReceipt(row: JournalRow): PublishedReceipt {
     record_hash: row.recordHash,
     leaf: row.leaf,
     redacted,
+    policy_version: row.policyVersion ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import { authorize } from '../policy/authorization.js';
 import { compilePolicySet, type CompiledPolicySet } from '../policy/policy-set.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { DecisionRules } from '../core/decision/decide.js';
-import type { PolicyResolver, PolicySource } from '../store/decision-ports.js';
+import type { PolicyResolver, PolicySource, ResolvedPolicy } from '../store/decision-ports.js';
 
 type PolicyFn = DecisionRules['policy'];
 
@@ -12,17 +12,20 @@ type PolicyFn = DecisionRules['policy'];
  * decision's transaction, so a change made by the CLI applies to the very next decision.
  */
 export class PolicyCache implements PolicyResolver {
-  private readonly byTenant = new Map<string, { version: number; fn: PolicyFn }>();
+  private readonly byTenant = new Map<string, { registryVersion: number; policy: ResolvedPolicy }>();
 
-  cached(tenantId: string, registryVersion: number): PolicyFn | undefined {
+  cached(tenantId: string, registryVersion: number): ResolvedPolicy | undefined {
     const hit = this.byTenant.get(tenantId);
-    return hit && hit.version === registryVersion ? hit.fn : undefined;
+    return hit && hit.registryVersion === registryVersion ? hit.policy : undefined;
   }
 
-  install(tenantId: string, registryVersion: number, { text, verbs }: PolicySource): PolicyFn {
-    const fn = text === null ? this.evaluate(tenantId, null) : this.compile(tenantId, text, verbs);
-    this.byTenant.set(tenantId, { version: registryVersion, fn });
-    return fn;
+  install(tenantId: string, registryVersion: number, { text, verbs, version }: PolicySource): ResolvedPolicy {
+    const evaluate = text === null ? this.evaluate(tenantId, null) : this.compile(tenantId, text, verbs);
+    // The stored version travels with its compile: a decision answered from the cache names
+    // the version that was compiled, whatever has been stored since.
+    const policy = { evaluate, version: text === null ? 0 : version };
+    this.byTenant.set(tenantId, { registryVersion, policy });
+    return policy;
   }
 
   private compile(tenantId: string, text: string, verbs: string[]): PolicyFn {

@@ -6,7 +6,7 @@ import type { Sealed } from '../core/decision/sealed.js';
 export type { PendingExecution, Sealed, SealedReceipt } from '../core/decision/sealed.js';
 export type { SurfaceCheck } from '../core/decision/surface.js';
 
-export type { PolicyResolver, PolicySource } from '../core/decision/pipeline.js';
+export type { PolicyResolver, PolicySource, ResolvedPolicy } from '../core/decision/pipeline.js';
 
 export interface DecisionStore {
   /**

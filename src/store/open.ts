@@ -3,6 +3,7 @@ import type { Store } from './ports.js';
 import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
 import type { LockWait } from './sqlite/write-lock.js';
 import type { CommitObserver } from './commit-observer.js';
+import type { RecordedDecisions } from './replay-ports.js';
 
 export interface OpenStoreOptions {
   /** What decisions are timed by; tests pass their own. */
@@ -67,4 +68,20 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
     ...(opts.quiet ? { quiet: opts.quiet } : {}),
     ...(opts.commits ? { commits: opts.commits } : {}),
   });
+}
+
+/**
+ * The recorded decisions of the store `spec` names (a SQLite file, a backup's copy, or a
+ * PostgreSQL URL), opened to read only: nothing is written, not even a migration.
+ */
+export async function openRecordedDecisions(spec: string): Promise<RecordedDecisions> {
+  if (isPostgresUrl(spec)) {
+    const { PgDb } = await import('./postgres/database.js');
+    const { PgRecordedDecisions } = await import('./postgres/policy-inputs.js');
+    return new PgRecordedDecisions(
+      await PgDb.connect(spec, { poolSize: 2, applicationName: 'svc policy replay' }),
+    );
+  }
+  const { SqliteRecordedDecisions } = await import('./sqlite/policy-inputs.js');
+  return new SqliteRecordedDecisions(spec);
 }

@@ -14,6 +14,7 @@ import { evidenceBench } from './evidence.mjs';
 import { describeHostIdle } from './host-idle.mjs';
 import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
+import { replayBench } from './replay.mjs';
 import { listsBench } from './lists.mjs';
 import { metricsOverhead } from './metrics.mjs';
 import { notifyBench } from './notify.mjs';
@@ -49,6 +50,7 @@ const SECTIONS = [
   'notify',
   'shadow',
   'replicas',
+  'replay',
 ];
 if (only !== undefined && !SECTIONS.includes(only)) {
   console.error(`unknown benchmark ${JSON.stringify(only)}: expected one of ${SECTIONS.join(', ')}`);
@@ -219,6 +221,14 @@ if (!only || only === 'decision') {
       `bare node:http POST ${d.ceiling.rps.toFixed(0)} req/s; ratio ${d.ratio.toFixed(2)} of the ceiling (target 0.25); ` +
       `at half the peak rate (${fmt(d.half.rate)} req/s paced evenly, open loop): p50 ${d.half.p50_ms.toFixed(1)} ms, ` +
       `p99 ${d.half.p99_ms.toFixed(1)} ms, max ${d.half.max_ms.toFixed(1)} ms; ${d.decisions} decisions journaled`,
+  );
+}
+if (!only || only === 'replay') {
+  const r = await replayBench(seconds, runs);
+  console.log(
+    `svc policy replay on one core: ${fmt(r.replay)} recorded decisions/s (median of ${runs} replays of ${fmt(r.replayed)} ` +
+      `decisions, ${fmt(r.differing)} differing) against ${fmt(r.live)} live allowed POST /v1/action decisions/s in the same run; ` +
+      `ratio ${r.ratio.toFixed(1)} (target at least 5)`,
   );
 }
 if (!only || only === 'metrics') {

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { PgStore } from '../../src/store/postgres/store.js';
+import { openRecordedDecisions } from '../../src/store/open.js';
 import type { Store } from '../../src/store/ports.js';
+import type { RecordedDecisions } from '../../src/store/replay-ports.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -15,6 +17,8 @@ export interface StoreHarness {
   readonly name: 'sqlite' | 'postgres';
   open(opts?: { clock?: () => Date }): Promise<Store>;
   reopen(store: Store, opts?: { clock?: () => Date }): Promise<Store>;
+  /** the store's recorded decisions, opened read-only as `svc policy replay` opens them */
+  recorded(store: Store): Promise<RecordedDecisions>;
   cleanup(): Promise<void>;
 }
 
@@ -36,6 +40,7 @@ export async function contractAdapters(): Promise<ContractAdapter[]> {
 function sqliteHarness(): StoreHarness {
   const where = new Map<Store, string>();
   const stores: Store[] = [];
+  const readers: RecordedDecisions[] = [];
   const dirs: { cleanup(): void }[] = [];
   const track = (store: Store, file: string) => {
     where.set(store, file);
@@ -54,7 +59,13 @@ function sqliteHarness(): StoreHarness {
       const file = where.get(store) as string;
       return track(SqliteStore.open(file, opts), file);
     },
+    async recorded(store) {
+      const r = await openRecordedDecisions(where.get(store) as string);
+      readers.push(r);
+      return r;
+    },
     async cleanup() {
+      for (const r of readers) await r.close();
       for (const s of stores) await s.close();
       for (const d of dirs) d.cleanup();
     },
@@ -68,6 +79,7 @@ function sqliteHarness(): StoreHarness {
 function postgresHarness(): StoreHarness {
   const where = new Map<Store, string>();
   const stores: Store[] = [];
+  const readers: RecordedDecisions[] = [];
   let database: Promise<{ url: string; drop(): Promise<void> }> | undefined;
   let schemas = 0;
   const track = (store: Store, url: string) => {
@@ -95,7 +107,13 @@ function postgresHarness(): StoreHarness {
       const url = where.get(store) as string;
       return track(await PgStore.open(url, { ...opts, poolSize: 4 }), url);
     },
+    async recorded(store) {
+      const r = await openRecordedDecisions(where.get(store) as string);
+      readers.push(r);
+      return r;
+    },
     async cleanup() {
+      for (const r of readers) await r.close();
       for (const s of stores) await s.close();
       if (database) await (await database).drop();
     },

@@ -17,6 +17,7 @@
  */
 import { afterAll, describe } from 'vitest';
 import { accessContract } from './cases/access.js';
+import { decisionInputsContract } from './cases/decision-inputs.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
 import { notifyContract } from './cases/notify.js';
@@ -45,6 +46,7 @@ for (const adapter of await contractAdapters()) {
     refusalOrderContract(h);
     notifyContract(h);
     policyHistoryContract(h);
+    decisionInputsContract(h);
     policyShadowContract(h);
   });
 }

@@ -180,6 +180,22 @@ describe('svc store backup / restore / verify (built binary, a daemon under load
     expect(manifest.sha256).toBe(sha256(backup));
     expect(manifest.size).toBe(readFileSync(backup).length);
     expect(manifest.tenants.map((t) => t.tenant_id)).toEqual(TENANTS);
+
+    // svc policy replay reads the backup as it is, without writing: every decision in it
+    // carries the inputs it was decided with, so a candidate that forbids all flips each one.
+    const candidate = join(tmp.path, 'forbid-all.cedar');
+    writeFileSync(candidate, '@id("stop") forbid (principal, action, resource);\n');
+    const replay = await runJson<{
+      read: number;
+      replayed: number;
+      policy_versions: number[];
+      by_pair: { pair: string; count: number }[];
+    }>(['policy', 'replay', '--backup', backup, '--tenant', 'acme', '--candidate', candidate], env);
+    expect(replay.replayed).toBeGreaterThan(0);
+    expect(replay.read).toBe(replay.replayed);
+    expect(replay.policy_versions).toEqual([1]);
+    expect(replay.by_pair.map((p) => [p.pair, p.count])).toEqual([['allowed->refused', replay.replayed]]);
+    expect(sha256(backup)).toBe(manifest.sha256);
     const source = new Database(join(home, 'svc.db'), { readonly: true });
     const total = source.prepare('SELECT count(*) FROM journal').pluck().get() as number;
     source.close();

@@ -147,6 +147,7 @@ export function memoryOps(w: MemoryWorld): DecisionOps {
     surface: (_tenantId, surfaceId) => w.surfaces.get(surfaceId),
     policySource: (): PolicySource => ({
       text: w.policy,
+      version: w.policy === null ? 0 : 1,
       verbs: [...new Set([...w.capabilities.values()].flatMap((c) => c.actions))].sort(),
     }),
     openApprovals: () => w.openApprovals,

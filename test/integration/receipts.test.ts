@@ -88,6 +88,7 @@ describe('receipts (app.inject, real SQLite)', () => {
       record_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       leaf: expect.stringMatching(/^[0-9a-f]{64}$/),
       redacted: false,
+      policy_version: null, // seeded straight into the journal: no policy step was recorded
     });
     const all = JSON.stringify((await as(f, t.alice, '/v1/receipts?limit=200')).body);
     for (const d of [allowed, refused, side]) {

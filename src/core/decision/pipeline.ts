@@ -28,6 +28,18 @@ import {
 export interface PolicySource {
   text: string | null;
   verbs: string[];
+  /** `policies.version` of the text; 0 when none is installed */
+  version: number;
+}
+
+/** A compiled tenant policy and the stored version it was compiled from. */
+export interface ResolvedPolicy {
+  evaluate: DecisionRules['policy'];
+  /**
+   * `policies.version` it was compiled from (0: none installed): held with the compile, so a
+   * decision names the version that actually answered it, not one read beside it
+   */
+  version: number;
 }
 
 /**
@@ -37,9 +49,9 @@ export interface PolicySource {
  */
 export interface PolicyResolver {
   /** the compiled policy of this registry version, if held */
-  cached(tenantId: string, registryVersion: number): DecisionRules['policy'] | undefined;
+  cached(tenantId: string, registryVersion: number): ResolvedPolicy | undefined;
   /** compile and hold the source read for this registry version */
-  install(tenantId: string, registryVersion: number, source: PolicySource): DecisionRules['policy'];
+  install(tenantId: string, registryVersion: number, source: PolicySource): ResolvedPolicy;
 }
 
 /** What a decision is judged by, besides the state it reads. */
@@ -99,7 +111,7 @@ export function* decision(
   const policy =
     rules.policy.cached(req.tenantId, registryVersion) ??
     rules.policy.install(req.tenantId, registryVersion, yield* ask('policySource', req.tenantId));
-  const decided = decide(req, state, { policy, constraints: rules.constraints }, mode);
+  const decided = decide(req, state, { policy: policy.evaluate, constraints: rules.constraints }, mode);
   // Counted in this transaction, under the store's single writer or tenant lock: two
   // requests cannot both take the last slot.
   const outcome = opensApproval(decided)
@@ -129,6 +141,7 @@ export function* decision(
     now,
     constraintsRoot: state.constraints?.rootId,
     custody: state.capability?.custody,
+    policyVersion: policy.version,
     ...(surface.ok && surface.target ? { brokered: surface.target } : {}),
   });
   const appended = yield* ask('apply', writes);

@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import { formatUsd, type Micros } from '../money.js';
 import { APPROVAL_TTL_MS } from './decide.js';
 import type { Outcome } from './outcome.js';
+import { recordedInputs, type RecordedInputs } from './recorded-inputs.js';
 import { requestIdentity, type AmountSource, type DecisionRequest } from './request.js';
 import type { PendingExecution, Sealed, SealedReceipt } from './sealed.js';
 import type { BrokeredTarget } from './surface.js';
@@ -149,6 +150,8 @@ export interface DecisionWrites {
   intentWrite: 'insert' | 'update';
   effectKey?: EffectKeyWrite;
   journal: JournalAppend;
+  /** what the policy step was evaluated with, where the decision reached it (replay) */
+  inputs: RecordedInputs | undefined;
   /** the reply, less what only the append knows (sequence, record hash) */
   reply: Omit<Extract<Sealed, { kind: 'sealed' }>, 'receipt'> & {
     receipt: Omit<SealedReceipt, 'sequence' | 'recordHash'>;
@@ -168,6 +171,8 @@ export interface DecisionPlanInput {
   custody?: string;
   /** an allowed brokered decision's target (from `judgeSurface`) */
   brokered?: BrokeredTarget;
+  /** the version of the policy that answered the policy step (0: none installed) */
+  policyVersion?: number;
 }
 
 /** What one sealed outcome changes and the journal record that seals it. Pure. */
@@ -374,6 +379,7 @@ export function planDecision(p: DecisionPlanInput, ids: IdSource = newId): Decis
     intentWrite: mode === 'new' ? 'insert' : 'update',
     effectKey,
     journal,
+    inputs: o.policyStep === undefined ? undefined : recordedInputs(o.policyStep, p.policyVersion ?? 0),
     reply,
   };
 }

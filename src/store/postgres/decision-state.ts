@@ -2,6 +2,7 @@ import type { Actor } from '../../core/actor.js';
 import type { Capability, Custody } from '../../core/capability.js';
 import type { OpenApprovalCounts } from '../../core/decision/open-approvals.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
+import type { PolicySource } from '../../core/decision/pipeline.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
 import type { Task, TaskStatus } from '../../core/task.js';
 import type { LogState } from '../../evidence/journal-entry.js';
@@ -180,18 +181,16 @@ export async function loadDecisionState(
 }
 
 /** The tenant's policy text and every verb its capabilities register: what compiles its policy. */
-export async function loadPolicySource(
-  tx: PgTx,
-  tenantId: string,
-): Promise<{ text: string | null; verbs: string[] }> {
-  const [row] = await tx.query<{ text: string | null; actions: string[] }>(
+export async function loadPolicySource(tx: PgTx, tenantId: string): Promise<PolicySource> {
+  const [row] = await tx.query<{ text: string | null; version: string | null; actions: string[] }>(
     `SELECT (SELECT text FROM policies WHERE tenant_id = $1) AS text,
+       (SELECT version FROM policies WHERE tenant_id = $1) AS version,
        (SELECT coalesce(array_agg(actions), '{}') FROM capabilities WHERE tenant_id = $1) AS actions`,
     [tenantId],
   );
   const verbs = new Set<string>();
   for (const a of row?.actions ?? []) for (const v of JSON.parse(a) as string[]) verbs.add(v);
-  return { text: row?.text ?? null, verbs: [...verbs] };
+  return { text: row?.text ?? null, verbs: [...verbs], version: Number(row?.version ?? 0) };
 }
 
 /**

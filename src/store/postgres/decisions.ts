@@ -15,6 +15,8 @@ import {
   type LoadedState,
 } from './decision-state.js';
 import { journalParts } from './journal.js';
+import { inputsPart } from './policy-inputs.js';
+import { SnapshotIds } from '../rows/policy-inputs.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
 import {
@@ -30,6 +32,9 @@ import {
  * before the first read. The reply waits for the batch's COMMIT.
  */
 export class PgDecisions implements DecisionStore {
+  /** snapshot ids of committed decisions (rows/policy-inputs.ts) */
+  private readonly ids = new SnapshotIds();
+
   constructor(
     private readonly queue: PgCommitQueue,
     private readonly clock: () => Date,
@@ -37,9 +42,16 @@ export class PgDecisions implements DecisionStore {
   ) {}
 
   decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    return this.queue.submit(req.tenantId, (tx) =>
-      runAsync(decision(req, caller, mode, rules, this.clock), this.opsIn(tx)),
-    );
+    const learned = new Map<string, number>();
+    const sealed = this.queue.submit(req.tenantId, (tx) => {
+      // A job run again (its batch rolled back) learns afresh: what it learned may be gone.
+      learned.clear();
+      return runAsync(decision(req, caller, mode, rules, this.clock), this.opsIn(tx, learned));
+    });
+    return sealed.then((s) => {
+      if (learned.size > 0) this.ids.remember(learned);
+      return s;
+    });
   }
 
   /**
@@ -48,7 +60,7 @@ export class PgDecisions implements DecisionStore {
    * it and `apply` appends on the log state read under the lock. (Public so a test can put a
    * competing writer between a read and a guarded write.)
    */
-  opsIn(tx: PgTx): Async<DecisionOps> {
+  opsIn(tx: PgTx, learned = new Map<string, number>()): Async<DecisionOps> {
     let loaded: LoadedState | undefined;
     return {
       load: async (req, caller, now) => (loaded = await loadDecisionState(tx, req, caller, now)),
@@ -58,7 +70,7 @@ export class PgDecisions implements DecisionStore {
       openApprovals: (tenantId, actorId, taskId, now) =>
         loadOpenApprovals(tx, tenantId, actorId, taskId, now),
       standingReceipt: (tenantId, intentId) => standingReceipt(tx, tenantId, intentId),
-      apply: (writes) => this.apply(tx, writes, loaded!.log),
+      apply: (writes) => this.apply(tx, writes, loaded!.log, learned),
       ...pgDecisionEvents(tx),
     };
   }
@@ -68,7 +80,12 @@ export class PgDecisions implements DecisionStore {
    * rows are distinct, none reads another's). The log state was read with the decision's
    * state under the tenant lock, and no other write of this transaction has appended since.
    */
-  private async apply(tx: PgTx, p: DecisionWrites, log: LogState | undefined): Promise<Appended> {
+  private async apply(
+    tx: PgTx,
+    p: DecisionWrites,
+    log: LogState | undefined,
+    learned: Map<string, number>,
+  ): Promise<Appended> {
     const t = p.tenantId;
     const parts: WritePart[] = [];
     if (p.reserve) {
@@ -129,6 +146,9 @@ export class PgDecisions implements DecisionStore {
     const key = effectKeyPart(p);
     if (key) parts.push(key);
     const journal = journalWrite(log, p.journal, p.at, sha256);
+    if (p.inputs) {
+      parts.push(await inputsPart(tx, this.ids, learned, t, journal.appended.sequence, p.inputs));
+    }
     await writeAll(tx, [...parts, ...journalParts(journal)]);
     return journal.appended;
   }

@@ -14,7 +14,8 @@ type JournalSelectRow = ReceiptRow & EntryRow;
 
 const COLUMNS = `j.tenant_id, j.receipt_id, j.sequence, j.kind, j.task_id, j.intent_id, j.actor_id, j.capability,
   j.tier, j.allowed, j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.record_hash, j.chain_hash, j.leaf,
-  j.record, j.tombstone`;
+  j.record, j.tombstone, (SELECT d.policy_version FROM decision_inputs d WHERE d.tenant_id = j.tenant_id AND d.sequence = j.sequence)
+  AS policy_version`;
 
 // A receipt is the viewer's when the viewer acted, or when it belongs to a task the viewer sponsors.
 // $1 tenant, $2 reads the whole tenant, $3 viewer.

@@ -97,4 +97,6 @@ async function eraseOperationalCopies(tx: PgTx, tenant: string, from: number, to
   await tx.query(`UPDATE effect_keys SET request_digest = '' ${where}`, params);
   await tx.query(`UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`, params);
   await tx.query(`UPDATE executions SET effect_id = NULL, digest = NULL ${where}`, params);
+  // What the policy step was evaluated with: a replay then counts the decision as unrecorded.
+  await tx.query('DELETE FROM decision_inputs WHERE tenant_id = $1 AND sequence BETWEEN $2 AND $3', params);
 }

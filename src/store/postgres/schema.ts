@@ -616,6 +616,34 @@ const MIGRATION_POLICY_VERSIONS = `
     FOR EACH ROW EXECUTE FUNCTION svc_refuse_change('a policy version is never deleted');
 `;
 
+/** Decision inputs (as SQLite's migration of issue 27): what each policy step was evaluated with. */
+const MIGRATION_DECISION_INPUTS = `
+  CREATE TABLE policy_input_snapshots (
+    tenant_id TEXT NOT NULL,
+    id BIGINT NOT NULL CHECK (id >= 1),
+    hash BYTEA NOT NULL CHECK (length(hash) = 32),
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  );
+  CREATE UNIQUE INDEX policy_input_snapshots_hash ON policy_input_snapshots (tenant_id, hash);
+  CREATE TABLE decision_inputs (
+    tenant_id TEXT NOT NULL,
+    sequence BIGINT NOT NULL CHECK (sequence >= 1),
+    policy_version BIGINT NOT NULL CHECK (policy_version >= 0),
+    actor BIGINT NOT NULL,
+    capability BIGINT NOT NULL,
+    determining BIGINT NOT NULL,
+    action TEXT NOT NULL,
+    amount_micros BIGINT NOT NULL CHECK (amount_micros >= 0),
+    brokered SMALLINT NOT NULL CHECK (brokered IN (0, 1)),
+    now_epoch_s BIGINT NOT NULL,
+    approval_tier BIGINT NOT NULL,
+    allow SMALLINT NOT NULL CHECK (allow IN (0, 1)),
+    no_policy SMALLINT NOT NULL CHECK (no_policy IN (0, 1)),
+    PRIMARY KEY (tenant_id, sequence)
+  );
+`;
+
 /** Shadow policies (as SQLite's migration of issue 27): the candidate, its tally, its differences. */
 const MIGRATION_SHADOW = `
   CREATE TABLE policy_shadows (
@@ -652,5 +680,6 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_6),
   collateC(MIGRATION_7),
   collateC(MIGRATION_POLICY_VERSIONS),
+  collateC(MIGRATION_DECISION_INPUTS),
   collateC(MIGRATION_SHADOW),
 ];

@@ -62,6 +62,8 @@ export interface ReceiptRow {
   leaf: string;
   record: string;
   tombstone: string | null;
+  /** from `decision_inputs`: null where the record has none */
+  policy_version: DbInt | null;
 }
 
 export function publish(r: ReceiptRow): PublishedReceipt {
@@ -82,5 +84,6 @@ export function publish(r: ReceiptRow): PublishedReceipt {
     leaf: r.leaf,
     record: r.record,
     tombstone: r.tombstone,
+    policyVersion: r.policy_version === null ? null : Number(r.policy_version),
   });
 }

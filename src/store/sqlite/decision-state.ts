@@ -1,5 +1,6 @@
 import type { Actor } from '../../core/actor.js';
 import type { Capability } from '../../core/capability.js';
+import type { PolicySource } from '../../core/decision/pipeline.js';
 import type { DecisionRequest } from '../../core/decision/request.js';
 import type { OpenApprovalCounts } from '../../core/decision/open-approvals.js';
 import type { ApprovalState, DecisionState, EffectKeyState } from '../../core/decision/state.js';
@@ -26,7 +27,7 @@ export class DecisionStateLoader {
     this.q = {
       capability: big(db.prepare('SELECT * FROM capabilities WHERE tenant_id = ? AND name = ?')),
       verbs: db.prepare('SELECT actions FROM capabilities WHERE tenant_id = ?'),
-      policy: db.prepare('SELECT text FROM policies WHERE tenant_id = ?'),
+      policy: db.prepare('SELECT text, version FROM policies WHERE tenant_id = ?'),
       // The tenant's registry version and approval tier, the task and its root's execution
       // constraints, in one statement (no task: the task columns are null).
       tenantAndTask: big(
@@ -81,12 +82,12 @@ export class DecisionStateLoader {
     };
   }
 
-  policySource(tenantId: string): { text: string | null; verbs: string[] } {
-    const p = this.q.policy.get(tenantId) as { text: string } | undefined;
+  policySource(tenantId: string): PolicySource {
+    const p = this.q.policy.get(tenantId) as { text: string; version: number } | undefined;
     const verbs = new Set<string>();
     for (const r of this.q.verbs.all(tenantId) as { actions: string }[])
       for (const v of JSON.parse(r.actions) as string[]) verbs.add(v);
-    return { text: p?.text ?? null, verbs: [...verbs] };
+    return { text: p?.text ?? null, verbs: [...verbs], version: p?.version ?? 0 };
   }
 
   /** The capability registered under `name`, as stored under `registryVersion` (see `capabilities`). */

@@ -9,6 +9,7 @@ import { DecisionStateLoader } from './decision-state.js';
 import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { JournalWriter } from './journal.js';
 import { sqliteDecisionEvents } from './outbox.js';
+import { SqliteInputsWriter } from './policy-inputs.js';
 import {
   admissionValues,
   executionValues,
@@ -24,6 +25,7 @@ export class SqliteDecisions implements DecisionStore {
   private readonly loader: DecisionStateLoader;
   private readonly journal: JournalWriter;
   private readonly queue: CommitQueue;
+  private readonly inputs: SqliteInputsWriter;
   private readonly w;
   /**
    * The pipeline's reads and writes, answered at once inside the commit queue's transaction
@@ -41,6 +43,7 @@ export class SqliteDecisions implements DecisionStore {
     this.loader = new DecisionStateLoader(db);
     this.journal = new JournalWriter(db);
     this.queue = queue ?? new CommitQueue(db);
+    this.inputs = new SqliteInputsWriter(db);
     this.w = {
       // Positional parameters: binding by name costs a lookup per parameter on the hot path.
       insertIntent: db.prepare(
@@ -106,7 +109,14 @@ export class SqliteDecisions implements DecisionStore {
   }
 
   decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    return this.queue.submit(() => runSync(decision(req, caller, mode, rules, this.clock), this.ops));
+    const learned = new Map<string, number>();
+    const sealed = this.queue.submit(() =>
+      this.inputs.job(learned, () => runSync(decision(req, caller, mode, rules, this.clock), this.ops)),
+    );
+    return sealed.then((s) => {
+      this.inputs.committed(learned);
+      return s;
+    });
   }
 
   /** Every sealed outcome: its state change and its journal record, together. */
@@ -146,7 +156,10 @@ export class SqliteDecisions implements DecisionStore {
         this.w.dropKey.run(t, k.taskId, k.step, state, intentId).changes,
       );
     }
-    return this.journal.append(p.journal, p.at);
+    const appended = this.journal.append(p.journal, p.at);
+    // With its journal record: a replay finds the inputs of every record that has them.
+    if (p.inputs) this.inputs.write(t, appended.sequence, p.inputs);
+    return appended;
   }
 }
 

@@ -657,6 +657,40 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER policy_versions_no_delete BEFORE DELETE ON policy_versions
     BEGIN SELECT RAISE(ABORT, 'a policy version is never deleted'); END;
   `,
+  // (issue 27) What each decision's policy step was evaluated with, so a replay puts the same
+  // question to a candidate policy: the policy version that decided, references to the actor's
+  // and the capability's attributes and to the determining policies (stored once per distinct
+  // value, content-addressed by the SHA-256 of their canonical JSON: they change rarely), and
+  // the per-request values. One row per journal record of a decision that reached the policy
+  // step, written in the decision's transaction. No foreign keys: both rows are written by the
+  // same planned decision, and a check per insert would cost the hot path three lookups.
+  // Decisions recorded before this migration have no row: a replay counts and skips them.
+  `
+  CREATE TABLE policy_input_snapshots (
+    tenant_id TEXT NOT NULL,
+    id INTEGER NOT NULL CHECK (id >= 1),
+    hash BLOB NOT NULL CHECK (length(hash) = 32),
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  ) STRICT;
+  CREATE UNIQUE INDEX policy_input_snapshots_hash ON policy_input_snapshots (tenant_id, hash);
+  CREATE TABLE decision_inputs (
+    tenant_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL CHECK (sequence >= 1),
+    policy_version INTEGER NOT NULL CHECK (policy_version >= 0),
+    actor INTEGER NOT NULL,
+    capability INTEGER NOT NULL,
+    determining INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    amount_micros INTEGER NOT NULL CHECK (amount_micros >= 0),
+    brokered INTEGER NOT NULL CHECK (brokered IN (0, 1)),
+    now_epoch_s INTEGER NOT NULL,
+    approval_tier INTEGER NOT NULL,
+    allow INTEGER NOT NULL CHECK (allow IN (0, 1)),
+    no_policy INTEGER NOT NULL CHECK (no_policy IN (0, 1)),
+    PRIMARY KEY (tenant_id, sequence)
+  ) STRICT, WITHOUT ROWID;
+  `,
   // shadow policies (issue 27): a tenant's candidate, evaluated against every live decision
   // after the commit, with what its daemons compared and the differences they found. A data
   // dir that already holds data starts with no candidate.

@@ -19,7 +19,9 @@ interface PageParams {
 }
 
 const COLUMNS = `j.receipt_id, j.sequence, j.kind, j.task_id, j.intent_id, j.actor_id, j.capability, j.allowed,
-  j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.record_hash, j.leaf, j.record, j.tombstone`;
+  j.grant_id, j.amount_micros, j.occurred_at, j.linked_at, j.record_hash, j.leaf, j.record, j.tombstone,
+  (SELECT d.policy_version FROM decision_inputs d WHERE d.tenant_id = j.tenant_id AND d.sequence = j.sequence)
+  AS policy_version`;
 
 // A receipt is the viewer's when the viewer acted, or when it belongs to a task the viewer sponsors.
 const READABLE = `(@all = 1 OR j.actor_id = @viewer OR EXISTS (SELECT 1 FROM tasks t

@@ -120,4 +120,9 @@ function eraseOperationalCopies(db: Db, tenant: string, from: number, to: number
   prep(db, `UPDATE effect_keys SET request_digest = '' ${where}`).run(params);
   prep(db, `UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`).run(params);
   prep(db, `UPDATE executions SET effect_id = NULL, digest = NULL ${where}`).run(params);
+  // What the policy step was evaluated with (the amount, the action, the time): a replay then
+  // counts the redacted decision as unrecorded.
+  prep(db, 'DELETE FROM decision_inputs WHERE tenant_id = @tenant AND sequence BETWEEN @from AND @to').run(
+    params,
+  );
 }

@@ -93,7 +93,7 @@ export function registryContract(h: () => StoreHarness): void {
      */
     async function registryVersion(tenantId: string): Promise<number> {
       let seen: number | undefined;
-      const deny = () => ({ allow: false, noPolicy: false, determining: [] });
+      const deny = { evaluate: () => ({ allow: false, noPolicy: false, determining: [] }), version: 0 };
       await decide(
         actor(tenantId, 'op', 'human', ['operator']),
         { capability: 'probe', step: `probe-${++probes}` },

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayPolicy } from '../../../src/provisioning/policy-replay.js';
+import { openRecordedDecisions } from '../../../src/store/open.js';
 import { migrateToPostgres } from '../../../src/store/migrate-copy.js';
 import { proveExports } from '../../../src/store/migrate-export-proof.js';
 import { PgJournalExports } from '../../../src/store/postgres/journal-export.js';
@@ -117,6 +119,26 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     const seqs = await pg.query<{ seq: string }>('SELECT seq FROM notify_staged ORDER BY seq');
     expect(seqs.map((r) => Number(r.seq))).toEqual([1, 2]);
     await pg.query("DELETE FROM notify_staged WHERE event_id = 'evt_next'");
+    // What decisions were evaluated with (issue 27) travels too: a replay of the copy on
+    // PostgreSQL reports what a replay of the SQLite source reports.
+    expect(report.tables.find((t) => t.table === 'decision_inputs')?.rows).toBeGreaterThan(0);
+    expect(report.tables.find((t) => t.table === 'policy_input_snapshots')?.rows).toBeGreaterThan(0);
+    const replayOf = async (spec: string) => {
+      const recorded = await openRecordedDecisions(spec);
+      try {
+        return await replayPolicy(recorded, {
+          tenantId: 'acme',
+          text: '@id("stop") forbid (principal, action, resource);',
+          source: 'candidate.cedar',
+          range: {},
+        });
+      } finally {
+        await recorded.close();
+      }
+    };
+    const onSqlite = await replayOf(real.f.dir.database);
+    expect(onSqlite.counts.replayed).toBeGreaterThan(0);
+    expect(await replayOf(fresh.url)).toEqual(onSqlite);
     // Each tenant's export from the copy is the source's, line for line: every entry and anchor.
     const lines = (tenant: string) =>
       count(`journal WHERE tenant_id = '${tenant}'`) + count(`anchors WHERE tenant_id = '${tenant}'`);
