@@ -52,6 +52,8 @@ interface Pending {
 /** A candidate compiled for one registry version; `failure` where it does not compile. */
 interface Compiled {
   candidateId: string;
+  /** when the candidate was set: a decision sealed before it belongs to no report of it */
+  setAt: string;
   registryVersion: number;
   policy: CompiledPolicySet | undefined;
   failure: string | undefined;
@@ -195,6 +197,9 @@ export class PolicyShadow {
     }
     const c = await this.compiledFor(tenantId, probe.candidateId, probe.registryVersion);
     if (c === undefined) return;
+    // Decisions queued before the candidate was set (the queue runs up to a batch window
+    // behind) are not its traffic.
+    items = items.filter((p) => p.at >= c.setAt);
     const out: ShadowBatch = {
       tenantId,
       candidateId: c.candidateId,
@@ -243,7 +248,14 @@ export class PolicyShadow {
       // Registrations changed under the candidate: reported with the counts, decisions untouched.
       failure = (err as Error).message;
     }
-    const c: Compiled = { candidateId, registryVersion, policy, failure, unannounced: true };
+    const c: Compiled = {
+      candidateId,
+      setAt: record.setAt,
+      registryVersion,
+      policy,
+      failure,
+      unannounced: true,
+    };
     this.compiled.set(tenantId, c);
     return c;
   }

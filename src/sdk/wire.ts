@@ -574,6 +574,7 @@ export type Receipt = {
   record_hash: string;
   leaf: string;
   redacted: boolean;
+  policy_version: number | null;
 };
 export type ReceiptProof = {
   entry: EntryLine;
@@ -617,6 +618,7 @@ export type ReceiptWithProof = {
   record_hash: string;
   leaf: string;
   redacted: boolean;
+  policy_version: number | null;
   proof?: ReceiptProof | null;
 };
 export type RevokeInput = { note?: string };

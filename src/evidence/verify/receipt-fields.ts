@@ -27,7 +27,7 @@ export const RECEIPT_FIELDS_FROM_ENTRY = [
 /** Receipt fields derived from the entry line: the daemon publishes an empty grant id as null. */
 export const RECEIPT_FIELDS_DERIVED = ['grant_id', 'redacted'] as const;
 
-type Shape = 'string' | 'string|null' | 'boolean' | 'object|null';
+type Shape = 'string' | 'string|null' | 'number|null' | 'boolean' | 'object|null';
 
 /** Published fields no proof binds, with the JSON type the daemon writes for each. */
 export const RECEIPT_FIELDS_UNBOUND: Readonly<Record<string, Shape>> = {
@@ -47,10 +47,20 @@ export const RECEIPT_FIELDS_UNBOUND: Readonly<Record<string, Shape>> = {
   observed: 'boolean',
 };
 
+/**
+ * Published fields no proof binds that receipts saved by an earlier daemon do not carry:
+ * checked and reported unverified when present, not required.
+ */
+export const RECEIPT_FIELDS_UNBOUND_LATER: Readonly<Record<string, Shape>> = {
+  /** the policy version that decided (issue 27): read from the decision's recorded inputs */
+  policy_version: 'number|null',
+};
+
 const KNOWN: ReadonlySet<string> = new Set([
   ...RECEIPT_FIELDS_FROM_ENTRY,
   ...RECEIPT_FIELDS_DERIVED,
   ...Object.keys(RECEIPT_FIELDS_UNBOUND),
+  ...Object.keys(RECEIPT_FIELDS_UNBOUND_LATER),
   'proof',
 ]);
 
@@ -103,6 +113,14 @@ export function checkReceiptFields(
     if (!Object.hasOwn(receipt, field)) {
       sink.add('schema_violation', null, `the receipt has no ${field} (expected ${shape})`);
     } else if (!hasShape(receipt[field], shape)) {
+      sink.add('schema_violation', null, `the receipt's ${field} is not ${shape}`);
+    } else {
+      unverified.push(field);
+    }
+  }
+  for (const [field, shape] of Object.entries(RECEIPT_FIELDS_UNBOUND_LATER)) {
+    if (!Object.hasOwn(receipt, field)) continue;
+    if (!hasShape(receipt[field], shape)) {
       sink.add('schema_violation', null, `the receipt's ${field} is not ${shape}`);
     } else {
       unverified.push(field);

@@ -163,6 +163,8 @@ type Receipt struct {
 	LinkedAt      string         `json:"linked_at"`
 	Leaf          string         `json:"leaf"`
 	Redacted      bool           `json:"redacted"`
+	// PolicyVersion is the policy version that decided; nil where no policy step was recorded.
+	PolicyVersion *int64 `json:"policy_version"`
 }
 
 // Page is one page of a list route; NextCursor is nil on the last page.
