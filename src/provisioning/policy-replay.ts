@@ -31,7 +31,7 @@ export interface ReplayBounds {
   maxRead: number;
   /** milliseconds spent evaluating at most (time yielded to others is not counted) */
   maxEvaluationMs: number;
-  /** decisions evaluated between two yields to the event loop */
+  /** decisions read and evaluated between two yields to the event loop */
   slice: number;
   /** yields to the event loop between slices */
   pause: () => Promise<void>;
@@ -68,7 +68,7 @@ export async function replayPolicy(
     await recorded.snapshots(opts.tenantId),
   );
   const stopped = opts.bounds
-    ? await boundedRun(replay, recorded.decisions(opts.tenantId, opts.range), opts.bounds)
+    ? await boundedRun(replay, recorded.decisions(opts.tenantId, opts.range, opts.bounds.slice), opts.bounds)
     : await wholeRun(replay, recorded.decisions(opts.tenantId, opts.range));
   return { ...replay.finish(opts.examplesPer), stopped };
 }

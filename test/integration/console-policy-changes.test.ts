@@ -12,6 +12,7 @@ import { openRecordedDecisions } from '../../src/store/open.js';
 import type { Store } from '../../src/store/ports.js';
 import { call, consoleClient, type ConsoleClient, type Session } from '../helpers/console.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { watchConformance } from '../helpers/openapi-conformance.js';
 import { capability, register } from '../helpers/registry.js';
 import { until } from '../helpers/until.js';
@@ -31,6 +32,51 @@ const OVER_BOTH = AMOUNTS.filter((a) => a > 500).length;
 const pairs = (body: { by_pair: { pair: string; count: number }[] }) =>
   Object.fromEntries(body.by_pair.map((p) => [p.pair, p.count]));
 const at = '2026-02-01T09:00:00.000Z';
+
+/** The refund capability, granted to the agent bot, under LIVE, with a task. */
+async function refundTenant(fx: Fixture<Store>): Promise<void> {
+  await register(fx.store, 'acme', {
+    caps: [capability('acme', 'refunds.issue', { actions: ['refund'] })],
+    grants: [['bot', 'refunds.issue']],
+    policy: LIVE,
+    tasks: [{ id: 't1', sponsor: 'alice', budget: 1_000_000_000_000n, actors: ['bot'] }],
+  });
+}
+
+/** The page sizes the recorded decisions come in when pages of `size` are asked for. */
+async function pageSizes(spec: string, size: number): Promise<number[]> {
+  const recorded = await openRecordedDecisions(spec);
+  try {
+    const sizes: number[] = [];
+    for await (const page of recorded.decisions('acme', {}, size)) sizes.push(page.length);
+    return sizes;
+  } finally {
+    await recorded.close();
+  }
+}
+
+/** Every amount refunded once through the daemon, in order. */
+async function refunds(fx: Fixture<Store>): Promise<void> {
+  const bot = await fx.token('acme', 'bot');
+  for (const [i, amount] of AMOUNTS.entries()) {
+    const r = await fx.app.inject({
+      method: 'POST',
+      url: '/v1/action',
+      headers: { authorization: `Bearer ${bot}` },
+      payload: {
+        tenant_id: 'acme',
+        actor_id: 'bot',
+        capability: 'refunds.issue',
+        action: 'refund',
+        task_id: 't1',
+        effect_key_step: `r${i}`,
+        amount_usd: amount,
+      },
+    });
+    // over 500 USD the policy in force refuses: a decision all the same
+    expect(r.json().decision, r.body).toBe(amount > 500 ? 'refused' : 'allowed');
+  }
+}
 
 /**
  * The Policies page's shadow report and replay (app.inject, real SQLite): decisions made
@@ -59,12 +105,7 @@ describe('console shadow report and replay', () => {
         createdAt: at,
       });
     }
-    await register(f.store, 'acme', {
-      caps: [capability('acme', 'refunds.issue', { actions: ['refund'] })],
-      grants: [['bot', 'refunds.issue']],
-      policy: LIVE,
-      tasks: [{ id: 't1', sponsor: 'alice', budget: 1_000_000_000_000n, actors: ['bot'] }],
-    });
+    await refundTenant(f);
     c = await consoleWith({});
     sessions.alice = await c.signIn(f.adminToken);
     for (const id of ['audrey', 'opal', 'bob']) sessions[id] = await c.signIn(await f.token('acme', id));
@@ -95,29 +136,7 @@ describe('console shadow report and replay', () => {
     return consoleClient(app);
   }
 
-  /** Every amount refunded once through the daemon, in order. */
-  async function traffic(): Promise<void> {
-    const bot = await f.token('acme', 'bot');
-    for (const [i, amount] of AMOUNTS.entries()) {
-      const r = await f.app.inject({
-        method: 'POST',
-        url: '/v1/action',
-        headers: { authorization: `Bearer ${bot}` },
-        payload: {
-          tenant_id: 'acme',
-          actor_id: 'bot',
-          capability: 'refunds.issue',
-          action: 'refund',
-          task_id: 't1',
-          effect_key_step: `r${i}`,
-          amount_usd: amount,
-        },
-      });
-      // over 500 USD the policy in force refuses: a decision all the same
-      expect(r.json().decision, r.body).toBe(amount > 500 ? 'refused' : 'allowed');
-    }
-  }
-
+  const traffic = () => refunds(f);
   const replay = (who: string | undefined, body: unknown, o: { csrf?: string | null } = {}) =>
     call(c, who === undefined ? undefined : sessions[who], '/api/policies/replay', {
       method: 'POST',
@@ -242,6 +261,8 @@ describe('console shadow report and replay', () => {
 
   it('says when a bound stopped the replay, and reports only what it read', async () => {
     await traffic();
+    // A replay inside the console reads a slice at a time: each read blocks its event loop.
+    expect(await pageSizes(f.dir.database, 3)).toEqual([3, 3, 2]);
     const runs: { bounds: Partial<ReplayBounds>; read: number; stopped: string | null }[] = [
       { bounds: { maxRead: 3, slice: 2 }, read: 3, stopped: 'decisions' },
       // exactly the range: nothing was left unread, so the report is whole
@@ -310,5 +331,62 @@ describe('console shadow report and replay', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(['ConsoleShadowReport', 'ConsoleReplayReport']),
     );
+  });
+});
+
+const server = await pgAvailable();
+
+describe.skipIf('skip' in server)('console replay on PostgreSQL', () => {
+  it('reads through a read-only connection of its own, a small page at a time, and stops at a bound', async () => {
+    const db = await freshDatabase();
+    const pf = await fixture({ postgres: db.url });
+    const apps: ConsoleClient[] = [];
+    try {
+      await refundTenant(pf);
+      await refunds(pf);
+      const run = async (bounds: Partial<ReplayBounds>) => {
+        const deps = consoleDeps(pf.dir, pf.store, {
+          secure: true,
+          authMode: 'token',
+          clock: () => pf.now.value,
+        });
+        const app = buildConsole({ ...deps, replayBounds: bounds }, { logger: false });
+        await app.ready();
+        const client = consoleClient(app);
+        apps.push(client);
+        const session = await client.signIn(pf.adminToken);
+        return call(client, session, '/api/policies/replay', {
+          method: 'POST',
+          body: { candidate: CANDIDATE },
+        });
+      };
+      const recorded = await openRecordedDecisions(db.url);
+      let cli;
+      try {
+        cli = replayJson(
+          'acme',
+          'candidate',
+          await replayPolicy(recorded, { tenantId: 'acme', text: CANDIDATE, source: 'candidate', range: {} }),
+        );
+      } finally {
+        await recorded.close();
+      }
+      expect(await pageSizes(db.url, 3)).toEqual([3, 3, 2]);
+      const whole = await run({ slice: 3 });
+      expect(whole.status, JSON.stringify(whole.body)).toBe(200);
+      expect(whole.body).toEqual({
+        ...cli,
+        partial: false,
+        stopped_by: null,
+        bounds: { decisions: 200_000, evaluation_ms: 2_000 },
+      });
+      expect(whole.body.read).toBe(AMOUNTS.length);
+      const cut = await run({ slice: 2, maxRead: 5 });
+      expect(cut.body).toMatchObject({ read: 5, replayed: 5, partial: true, stopped_by: 'decisions' });
+    } finally {
+      for (const a of apps) await a.app.close();
+      await pf.close();
+      await db.drop();
+    }
   });
 });

@@ -24,7 +24,7 @@ export const CANDIDATE_MAX_BYTES = 64 * 1024;
 export const REPLAY_BOUNDS: ReplayBounds = {
   maxRead: 200_000,
   maxEvaluationMs: 2_000,
-  slice: 500,
+  slice: 250,
   pause: () => yieldToEventLoop(),
   now: () => performance.now(),
 };
