@@ -29,8 +29,11 @@ export interface ReplayOptions {
 export interface ReplayBounds {
   /** decision records read at most */
   maxRead: number;
-  /** milliseconds spent evaluating at most (time yielded to others is not counted) */
-  maxEvaluationMs: number;
+  /**
+   * milliseconds spent reading and evaluating at most; time yielded to other work between
+   * slices is not counted (a PostgreSQL read's wait is: it may let others run meanwhile)
+   */
+  maxBusyMs: number;
   /** decisions read and evaluated between two yields to the event loop */
   slice: number;
   /** yields to the event loop between slices */
@@ -89,18 +92,27 @@ async function boundedRun(
 ): Promise<ReplayStop> {
   let read = 0;
   let spent = 0;
-  for await (const page of pages) {
-    for (let i = 0; i < page.length;) {
-      if (read >= b.maxRead) return 'decisions';
-      if (spent >= b.maxEvaluationMs) return 'time';
-      const slice = page.slice(i, i + Math.min(b.slice, b.maxRead - read));
-      const started = b.now();
-      replay.add(slice);
+  const reader = pages[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      let started = b.now();
+      const next = await reader.next();
       spent += b.now() - started;
-      read += slice.length;
-      i += slice.length;
-      await b.pause();
+      if (next.done) return null;
+      const page = next.value;
+      for (let i = 0; i < page.length;) {
+        if (read >= b.maxRead) return 'decisions';
+        if (spent >= b.maxBusyMs) return 'time';
+        const slice = page.slice(i, i + Math.min(b.slice, b.maxRead - read));
+        started = b.now();
+        replay.add(slice);
+        spent += b.now() - started;
+        read += slice.length;
+        i += slice.length;
+        await b.pause();
+      }
     }
+  } finally {
+    await reader.return?.();
   }
-  return null;
 }

@@ -18,12 +18,12 @@ import { requireReader } from './registry.js';
 export const CANDIDATE_MAX_BYTES = 64 * 1024;
 /**
  * A console replay runs inside a long-lived server: it reads at most this many decisions and
- * spends at most this long evaluating them, yielding to other requests between slices. A
+ * spends at most this long reading and evaluating them, yielding to other requests between slices. A
  * longer replay is `svc policy replay`'s, which runs in its own process.
  */
 export const REPLAY_BOUNDS: ReplayBounds = {
   maxRead: 200_000,
-  maxEvaluationMs: 2_000,
+  maxBusyMs: 2_000,
   slice: 250,
   pause: () => yieldToEventLoop(),
   now: () => performance.now(),
@@ -104,8 +104,8 @@ const ReplayReport = DifferenceReport.extend({
   stopped_by: z
     .enum(['decisions', 'time'])
     .nullable()
-    .describe('which bound stopped it: the decisions read, or the evaluation time'),
-  bounds: z.object({ decisions: z.number(), evaluation_ms: z.number() }),
+    .describe('which bound stopped it: the decisions read, or the time spent reading and evaluating'),
+  bounds: z.object({ decisions: z.number(), busy_ms: z.number() }),
 }).meta({ id: 'ConsoleReplayReport' });
 
 const readers = {
@@ -221,7 +221,7 @@ export function policyChangeRoutes(deps: ConsoleDeps): AnyRoute[] {
               ...replayJson(caller.tenantId, SOURCE, result),
               partial: result.stopped !== null,
               stopped_by: result.stopped,
-              bounds: { decisions: bounds.maxRead, evaluation_ms: bounds.maxEvaluationMs },
+              bounds: { decisions: bounds.maxRead, busy_ms: bounds.maxBusyMs },
             };
           } finally {
             await recorded.close();

@@ -50,7 +50,7 @@ interface ReplayReport extends DifferenceReport {
   last_seq: number | null;
   partial: boolean;
   stopped_by: 'decisions' | 'time' | null;
-  bounds: { decisions: number; evaluation_ms: number };
+  bounds: { decisions: number; busy_ms: number };
 }
 
 const decisions = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'decision' : 'decisions'}`;
@@ -277,7 +277,7 @@ function ReplayForm() {
             <p class="error" id="replay-partial">
               Partial: the replay stopped at its bound of{' '}
               {result.stopped_by === 'time'
-                ? `${result.bounds.evaluation_ms / 1000} s of evaluation`
+                ? `${result.bounds.busy_ms / 1000} s of work`
                 : `${decisions(result.bounds.decisions)} read`}{' '}
               before the end of the range; narrow it, or run <code>svc policy replay</code> on the
               deployment’s machine.
