@@ -62,6 +62,9 @@ export default class ConsoleStart extends DataDirCommand {
     const limits = serverLimits(flags);
     // Loaded here, not at the top: `svc --version` must not pay for fastify and SQLite.
     const { startConsole } = await import('../../src/console/server.js');
+    // The Policies page's replay runs the policy engine in a hot loop, as the daemon does.
+    const { avoidJsToWasmInliningCrash } = await import('../../src/daemon/v8-workaround.js');
+    avoidJsToWasmInliningCrash();
     const dir = this.dataDir(flags);
     const metrics = metricsListenFlags(flags);
     const running = await startConsole({

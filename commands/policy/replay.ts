@@ -1,10 +1,6 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import {
-  differenceJson,
-  renderDifference,
-  type DifferenceReportJson,
-} from '../../src/cli/difference-render.js';
+import { renderDifference, replayJson, type ReplayJson } from '../../src/cli/difference-render.js';
 import { durationFlag } from '../../src/cli/duration-flag.js';
 import { counted } from '../../src/cli/plural.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
@@ -15,17 +11,6 @@ import { readTextFile } from '../../src/provisioning/text-file.js';
 import { openRecordedDecisions } from '../../src/store/open.js';
 
 const DAY = 24 * 60 * 60_000;
-
-export interface ReplayJson extends DifferenceReportJson {
-  tenant_id: string;
-  candidate: string;
-  read: number;
-  replayed: number;
-  skipped: { unrecorded: number; before_policy: number; unreadable: number };
-  policy_versions: number[];
-  first_seq: number | null;
-  last_seq: number | null;
-}
 
 export default class PolicyReplay extends DataDirCommand {
   static override summary =
@@ -93,16 +78,6 @@ export default class PolicyReplay extends DataDirCommand {
       if (skipped.length > 0) lines.push(`Skipped: ${skipped.join(', ')}.`);
       return `${lines.join('\n')}\n${renderDifference(report)}`.trimEnd();
     });
-    return {
-      tenant_id: flags.tenant,
-      candidate: flags.candidate,
-      read: c.read,
-      replayed: c.replayed,
-      skipped: { unrecorded: c.unrecorded, before_policy: c.beforePolicy, unreadable: c.unreadable },
-      policy_versions: result.versions,
-      first_seq: result.range?.from ?? null,
-      last_seq: result.range?.to ?? null,
-      ...differenceJson(report),
-    };
+    return replayJson(flags.tenant, flags.candidate, result);
   }
 }

@@ -4,6 +4,7 @@
  * diff) line for line.
  */
 import { formatUsd, microsToDecimal } from '../core/money.js';
+import type { ReplayResult } from '../policy/replay.js';
 import type {
   DifferenceCount,
   DifferenceReport,
@@ -40,6 +41,33 @@ export interface DifferenceReportJson {
   by_pair: { pair: string; count: number; examples: DifferenceExampleJson[] }[];
   by_capability: { capability: string; count: number }[];
   by_actor: { actor: string; count: number }[];
+}
+
+/** `svc policy replay --json`, and the console's replay: the counts, then the difference report. */
+export interface ReplayJson extends DifferenceReportJson {
+  tenant_id: string;
+  candidate: string;
+  read: number;
+  replayed: number;
+  skipped: { unrecorded: number; before_policy: number; unreadable: number };
+  policy_versions: number[];
+  first_seq: number | null;
+  last_seq: number | null;
+}
+
+export function replayJson(tenantId: string, candidate: string, result: ReplayResult): ReplayJson {
+  const c = result.counts;
+  return {
+    tenant_id: tenantId,
+    candidate,
+    read: c.read,
+    replayed: c.replayed,
+    skipped: { unrecorded: c.unrecorded, before_policy: c.beforePolicy, unreadable: c.unreadable },
+    policy_versions: result.versions,
+    first_seq: result.range?.from ?? null,
+    last_seq: result.range?.to ?? null,
+    ...differenceJson(result.report),
+  };
 }
 
 /** The `--json` shape: snake_case, every key present (absent values as null). */

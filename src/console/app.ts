@@ -15,6 +15,7 @@ import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { policyRoutes } from './routes/policies.js';
+import { policyChangeRoutes } from './routes/policy-changes.js';
 import { recordRoutes } from './routes/records.js';
 import { registryRoutes } from './routes/registry.js';
 import { sessionRoutes } from './routes/session.js';
@@ -44,6 +45,7 @@ export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...notificationRoutes(deps),
     ...registryRoutes(deps),
     ...policyRoutes(deps),
+    ...policyChangeRoutes(deps),
   ];
   routes.push(
     defineRoute({

@@ -1,7 +1,9 @@
 import type { AuthMode } from '../http/auth.js';
 import type { Surfaces } from '../integration/surfaces.js';
 import type { ThemeRepo } from '../store/console-ports.js';
+import type { ReplayBounds } from '../provisioning/policy-replay.js';
 import type { Store } from '../store/ports.js';
+import type { RecordedDecisions } from '../store/replay-ports.js';
 import type { AssetStore } from '../store/asset-store.js';
 import type { Sessions } from './session.js';
 
@@ -16,6 +18,13 @@ export interface ConsoleDeps {
   authMode: AuthMode;
   /** the configured surfaces (from --integration-ops), for the Integrations page */
   surfaces?: Surfaces;
+  /**
+   * The recorded decisions a replay reads, opened read-only for one replay (the caller closes
+   * them): the console's own store connection is never used for it, so a replay writes nothing.
+   */
+  recorded: () => Promise<RecordedDecisions>;
+  /** a replay's bounds, where they differ from the defaults (policy-changes.ts) */
+  replayBounds?: Partial<ReplayBounds>;
   /** the built UI (index.html and assets/); undefined serves only the API */
   uiDir?: string;
 }

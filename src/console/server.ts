@@ -9,6 +9,7 @@ import { parseIntegrationDocument } from '../integration/document.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { readTextFile } from '../provisioning/text-file.js';
 import { DataDir } from '../store/data-dir.js';
+import { openRecordedDecisions } from '../store/open.js';
 import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
 import { buildConsole } from './app.js';
@@ -73,6 +74,7 @@ export function consoleDeps(
     assets: new AssetStore(dir),
     clock,
     authMode: o.authMode,
+    recorded: () => openRecordedDecisions(dir.store),
     ...(o.surfaces ? { surfaces: o.surfaces } : {}),
   };
 }

@@ -22,7 +22,10 @@ export interface RecordedDecisions {
   verbs(tenantId: string): Promise<string[]>;
   /** every snapshot body the tenant's decisions refer to, by id */
   snapshots(tenantId: string): Promise<Map<number, string>>;
-  /** the tenant's decision records in the range, in journal order, a page at a time */
-  decisions(tenantId: string, range: ReplayRange): AsyncIterable<RecordedDecision[]>;
+  /**
+   * the tenant's decision records in the range, in journal order, a page at a time (`page`
+   * records at most, 2,000 by default; a reader inside a server asks for small pages, each read blocking it)
+   */
+  decisions(tenantId: string, range: ReplayRange, page?: number): AsyncIterable<RecordedDecision[]>;
   close(): Promise<void>;
 }

@@ -157,7 +157,7 @@ function Shell({
         {page === 'spend' && <SpendPage />}
         {page === 'agents' && <AgentsPage />}
         {page === 'capabilities' && <CapabilitiesPage />}
-        {page === 'policies' && <PoliciesPage />}
+        {page === 'policies' && <PoliciesPage session={session} />}
         {page === 'integrations' && <IntegrationsPage />}
         {page === 'notifications' && <NotificationsPage session={session} />}
         {page === 'appearance' && <AppearancePage session={session} onSaved={onThemeChange} />}

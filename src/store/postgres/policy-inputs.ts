@@ -120,7 +120,9 @@ export class PgRecordedDecisions implements RecordedDecisions {
     return new Map(rows.map((r) => [Number(r.id), r.body]));
   }
 
-  async *decisions(tenantId: string, range: ReplayRange): AsyncIterable<RecordedDecision[]> {
+  async *decisions(tenantId: string, range: ReplayRange, pageSize = PAGE): AsyncIterable<RecordedDecision[]> {
+    // an integer from 1 to PAGE: it is written into the statement
+    const limit = Math.min(PAGE, Math.max(1, Math.trunc(pageSize) || PAGE));
     const params: unknown[] = [tenantId, 0];
     const where = ['j.tenant_id = $1', "j.kind = 'decision'", 'j.sequence > $2'];
     if (range.toSeq !== undefined) where.push(`j.sequence <= $${params.push(range.toSeq)}`);
@@ -135,7 +137,7 @@ export class PgRecordedDecisions implements RecordedDecisions {
     const sql = `SELECT ${RECORDED_COLUMNS},
         CASE WHEN d.policy_version IS NULL THEN (j.record::jsonb)->>'code' END AS code
       FROM journal j LEFT JOIN ${inputs}
-      WHERE ${where.join(' AND ')} ORDER BY j.sequence LIMIT ${PAGE}`;
+      WHERE ${where.join(' AND ')} ORDER BY j.sequence LIMIT ${limit}`;
     let after = Math.max(0, (range.fromSeq ?? 1) - 1);
     for (;;) {
       params[1] = after;
@@ -144,7 +146,7 @@ export class PgRecordedDecisions implements RecordedDecisions {
       const batch = rows.map(toRecordedDecision);
       after = batch[batch.length - 1]!.sequence;
       yield batch;
-      if (rows.length < PAGE) return;
+      if (rows.length < limit) return;
     }
   }
 

@@ -131,7 +131,9 @@ export class SqliteRecordedDecisions implements RecordedDecisions {
     return new Map(rows.map((r) => [r.id, r.body]));
   }
 
-  async *decisions(tenantId: string, range: ReplayRange): AsyncIterable<RecordedDecision[]> {
+  async *decisions(tenantId: string, range: ReplayRange, pageSize = PAGE): AsyncIterable<RecordedDecision[]> {
+    // an integer from 1 to PAGE: it is written into the statement
+    const limit = Math.min(PAGE, Math.max(1, Math.trunc(pageSize) || PAGE));
     const inputs = this.recorded
       ? 'LEFT JOIN decision_inputs d ON d.tenant_id = j.tenant_id AND d.sequence = j.sequence'
       : `LEFT JOIN (SELECT NULL AS policy_version, NULL AS actor, NULL AS capability, NULL AS determining,
@@ -149,7 +151,7 @@ export class SqliteRecordedDecisions implements RecordedDecisions {
       .prepare(
         `SELECT ${RECORDED_COLUMNS},
            CASE WHEN d.policy_version IS NULL THEN json_extract(j.record, '$.code') END AS code
-         FROM journal j ${inputs} WHERE ${where.join(' AND ')} ORDER BY j.sequence LIMIT ${PAGE}`,
+         FROM journal j ${inputs} WHERE ${where.join(' AND ')} ORDER BY j.sequence LIMIT ${limit}`,
       )
       .safeIntegers(true);
     let after = Math.max(0, (range.fromSeq ?? 1) - 1);
@@ -165,7 +167,7 @@ export class SqliteRecordedDecisions implements RecordedDecisions {
       const batch = rows.map(toRecordedDecision);
       after = batch[batch.length - 1]!.sequence;
       yield batch;
-      if (rows.length < PAGE) return;
+      if (rows.length < limit) return;
     }
   }
 

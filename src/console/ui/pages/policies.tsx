@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { describe, get } from '../api.js';
+import { describe, get, type Session } from '../api.js';
 import { Loading, short, when } from './common.js';
+import { PolicyChanges } from './policy-changes.js';
 
 interface Version {
   version: number;
@@ -91,9 +92,10 @@ function DiffView({ d }: { d: Diff }) {
 /**
  * The tenant's policy, read-only: the version the daemon decides with, every stored version
  * (who set it, when, why, its hash), any version's text, and a diff between any two.
- * Changes are made with the CLI on the deployment's machine (svc policy set / rollback).
+ * Changes are made with the CLI on the deployment's machine (svc policy set / rollback); the
+ * shadow report and a replay show what one would change before it is made.
  */
-export function PoliciesPage() {
+export function PoliciesPage({ session }: { session: Session }) {
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<Page | undefined>(undefined);
   const [error, setError] = useState('');
@@ -181,6 +183,7 @@ export function PoliciesPage() {
         <p class="empty" id="no-policy">
           No policy set is installed: every decision is refused. Install one with <code>svc policy set</code>.
         </p>
+        <PolicyChanges session={session} />
       </section>
     );
   }
@@ -278,6 +281,8 @@ export function PoliciesPage() {
         </p>
       )}
       {diff && <DiffView d={diff} />}
+
+      <PolicyChanges session={session} />
     </section>
   );
 }
