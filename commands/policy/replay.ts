@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
-import { renderDifference, replayJson, type ReplayJson } from '../../src/cli/difference-render.js';
+import { replayJson, type ReplayJson } from '../../src/api/policy-difference-view.js';
+import { renderDifference } from '../../src/cli/difference-render.js';
 import { durationFlag } from '../../src/cli/duration-flag.js';
 import { counted } from '../../src/cli/plural.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { differenceJson, replayJson } from '../../src/cli/difference-render.js';
+import { differenceJson, replayJson } from '../../src/api/policy-difference-view.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildConsole, consoleRoutes } from '../../src/console/app.js';
 import type { ConsoleDeps } from '../../src/console/deps.js';

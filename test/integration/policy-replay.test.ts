@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Actor } from '../../src/core/actor.js';
 import { admits } from '../../src/core/constraints.js';
 import type { Sealed } from '../../src/core/decision/sealed.js';
-import { differenceJson } from '../../src/cli/difference-render.js';
+import { differenceJson } from '../../src/api/policy-difference-view.js';
 import { PolicyCache } from '../../src/daemon/policy-cache.js';
 import { PolicyShadow } from '../../src/daemon/policy-shadow.js';
 import { avoidJsToWasmInliningCrash } from '../../src/daemon/v8-workaround.js';

@@ -1,8 +1,9 @@
 import { DataDirCommand } from '../../../src/cli/base-command.js';
-import { differenceJson, renderDifference } from '../../../src/cli/difference-render.js';
+import { differenceJson } from '../../../src/api/policy-difference-view.js';
+import { renderDifference } from '../../../src/cli/difference-render.js';
 import { shadowReport, type ShadowStatus } from '../../../src/provisioning/policy-shadow.js';
 import { tenantFlag } from '../../../src/cli/tenant-flag.js';
-import type { DifferenceReportJson } from '../../../src/cli/difference-render.js';
+import type { DifferenceReportJson } from '../../../src/api/policy-difference-view.js';
 
 export default class PolicyShadowReport extends DataDirCommand {
   static override summary =

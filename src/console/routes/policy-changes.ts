@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { differenceJson, replayJson } from '../../cli/difference-render.js';
+import { differenceJson, replayJson } from '../../api/policy-difference-view.js';
 import { parseDuration } from '../../core/duration.js';
 import { invalidField, SvcError } from '../../core/errors.js';
 import { requireHuman } from '../../http/auth.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { differenceJson, renderDifference, verdictText } from '../../../src/cli/difference-render.js';
+import { differenceJson } from '../../../src/api/policy-difference-view.js';
+import { renderDifference, verdictText } from '../../../src/cli/difference-render.js';
 import { summarise, type PolicyDifference } from '../../../src/policy/policy-difference.js';
 import { inputsOf } from '../../../src/policy/policy-inputs.js';
 import { request } from '../policy/fixtures.js';
