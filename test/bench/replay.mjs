@@ -2,7 +2,10 @@
 // allowed POST /v1/action decisions (durable, synchronous=FULL) for `seconds` at its peak;
 // then, in this one process (one thread), every one of those recorded decisions is replayed
 // against a candidate that reads the amount, from the data dir's database opened read-only.
-// Replay needs no commit: it reads the recorded inputs and evaluates the candidate.
+// Replay needs no commit: it reads the recorded inputs and evaluates the candidate. Both sides
+// answer the policy as the daemon does, through the compiled set's cache of requests it has
+// already told apart (authorization-cache.ts): the live side with the live policy, the replay
+// with the candidate.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

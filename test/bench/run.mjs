@@ -227,7 +227,8 @@ if (!only || only === 'replay') {
   const r = await replayBench(seconds, runs);
   console.log(
     `svc policy replay on one core: ${fmt(r.replay)} recorded decisions/s (median of ${runs} replays of ${fmt(r.replayed)} ` +
-      `decisions, ${fmt(r.differing)} differing) against ${fmt(r.live)} live allowed POST /v1/action decisions/s in the same run; ` +
+      `decisions, ${fmt(r.differing)} differing; read-only, nothing committed) against ${fmt(r.live)} live allowed ` +
+      `POST /v1/action decisions/s (durable) in the same run, both answered through the compiled policy's cache; ` +
       `ratio ${r.ratio.toFixed(1)} (target at least 5)`,
   );
 }
@@ -265,7 +266,7 @@ if (!only || only === 'notify') {
 if (!only || only === 'shadow') {
   const s = await shadowBench(seconds, runs);
   console.log(
-    `shadow policy: ${fmt(s.on)} allowed decisions/s with a shadow policy set (every decision compared with the ` +
+    `shadow policy: ${fmt(s.on)} allowed POST /v1/action decisions/s (durable) with a shadow policy set (every decision compared with the ` +
       `candidate after its commit, about half recorded as differences) against ${fmt(s.off)} without, 32 connections, ` +
       `${runs} interleaved rounds of ${seconds} s: ratio ${s.ratio.toFixed(2)} (target 0.85; median of the rounds' ratios; ` +
       `ratio of the medians ${(s.on / s.off).toFixed(2)}; rounds ` +

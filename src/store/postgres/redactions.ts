@@ -97,6 +97,11 @@ async function eraseOperationalCopies(tx: PgTx, tenant: string, from: number, to
   await tx.query(`UPDATE effect_keys SET request_digest = '' ${where}`, params);
   await tx.query(`UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`, params);
   await tx.query(`UPDATE executions SET effect_id = NULL, digest = NULL ${where}`, params);
-  // What the policy step was evaluated with: a replay then counts the decision as unrecorded.
+  // What the policy step was evaluated with: a replay then counts the decision as unrecorded,
+  // and a shadow report no longer shows it.
   await tx.query('DELETE FROM decision_inputs WHERE tenant_id = $1 AND sequence BETWEEN $2 AND $3', params);
+  await tx.query(
+    'DELETE FROM policy_shadow_differences WHERE tenant_id = $1 AND seq BETWEEN $2 AND $3',
+    params,
+  );
 }

@@ -121,8 +121,12 @@ function eraseOperationalCopies(db: Db, tenant: string, from: number, to: number
   prep(db, `UPDATE approvals SET request_digest = '', request = NULL, note = NULL ${where}`).run(params);
   prep(db, `UPDATE executions SET effect_id = NULL, digest = NULL ${where}`).run(params);
   // What the policy step was evaluated with (the amount, the action, the time): a replay then
-  // counts the redacted decision as unrecorded.
+  // counts the redacted decision as unrecorded, and a shadow report no longer shows it.
   prep(db, 'DELETE FROM decision_inputs WHERE tenant_id = @tenant AND sequence BETWEEN @from AND @to').run(
     params,
   );
+  prep(
+    db,
+    'DELETE FROM policy_shadow_differences WHERE tenant_id = @tenant AND seq BETWEEN @from AND @to',
+  ).run(params);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
 import { PolicyCache } from '../../../src/daemon/policy-cache.js';
+import { inputsOf } from '../../../src/policy/policy-inputs.js';
 import type { Sealed } from '../../../src/store/decision-ports.js';
 import type { Store } from '../../../src/store/ports.js';
 import type { RecordedDecision } from '../../../src/store/replay-ports.js';
@@ -123,7 +124,43 @@ export function decisionInputsContract(h: () => StoreHarness): void {
       ).toEqual([2, 3, 4]);
       expect(await recorded.verbs('acme')).toContain('write');
 
-      // A redaction erases what the redacted decision was evaluated with: it reads as unrecorded.
+      // A shadow report's differences carry the inputs too: one for decisions 2 and 3.
+      await store.shadows.set({
+        tenantId: 'acme',
+        candidateId: 'shd_r',
+        text: 'permit (principal, action, resource);',
+        source: 'c.cedar',
+        setAt: T0,
+      });
+      const shadowed = (seq: number) => ({
+        seq,
+        intentId: `int_${seq}`,
+        at: T1,
+        inputs: inputsOf(
+          {
+            actor: { id: 'bot', kind: 'agent', roles: [], manager: 'alice' },
+            capability: { id: 'crm.notes', tier: 1, irreversible: false, custody: 'grant' },
+            action: 'write',
+            taskId: 't1',
+            amountMicros: 1n,
+            route: 'action',
+            nowEpochS: 1_770_000_000,
+          },
+          3,
+        ),
+        current: { outcome: 'allowed' as const, determining: [] },
+        candidate: { outcome: 'refused' as const, code: 'policy_denied' as const, determining: [] },
+      });
+      await store.shadows.record({
+        tenantId: 'acme',
+        candidateId: 'shd_r',
+        compared: 2,
+        dropped: 0,
+        uncompiled: 0,
+        differences: [shadowed(2), shadowed(3)],
+      });
+      // A redaction erases what the redacted decision was evaluated with: it reads as unrecorded,
+      // and the shadow report no longer holds it.
       await store.redactions.redact({
         tenantId: 'acme',
         from: 2,
@@ -135,6 +172,8 @@ export function decisionInputsContract(h: () => StoreHarness): void {
       const after = await all(recorded.decisions('acme', { toSeq: 5 }));
       expect(after.map((r) => r.inputs?.policyVersion ?? null)).toEqual([0, null, null, 2, 2]);
       expect((await store.receipts.get(alice, v1.receipt.receiptId))?.policy_version).toBeNull();
+      const kept = await store.shadows.differences('acme', 'shd_r');
+      expect([kept.differences.map((d) => d.seq), kept.unreadable]).toEqual([[3], 0]);
       expect(await recorded.tenantExists('acme')).toBe(true);
       expect(await recorded.tenantExists('nobody')).toBe(false);
     });
