@@ -9,7 +9,15 @@
 // create databases), else a private server is started in a temporary directory (Debian
 // package postgresql; as root, the server runs as the postgres OS user) and removed after.
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,43 +27,71 @@ import pg from 'pg';
 import { bin, waitFor } from './harness.mjs';
 
 const CONNECTIONS = 48;
+/** Tenants in the many-tenant scenario: enough that no one tenant's lock sets the pace. */
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 32);
+/** Provisioning commands run at once (each is a short CLI process). */
+const PROVISION_PARALLEL = 4;
 
-function svc(args, env) {
-  const r = spawnSync(process.execPath, [bin, ...args, '--json'], { env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`svc ${args.join(' ')} exited ${r.status}: ${r.stdout} ${r.stderr}`);
-  return JSON.parse(r.stdout);
+function svcAsync(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args, '--json'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out))
+        : reject(new Error(`svc ${args.join(' ')} exited ${code}: ${out} ${err}`)),
+    );
+  });
 }
 
-/** Tenant `default` (from init), an agent with one capability under a permit-all policy, a task that never runs dry. */
-function provision(home, env) {
-  svc(['init', '--yes'], env);
-  const t = ['--tenant', 'default'];
-  svc(['actor', 'add', ...t, '--id', 'bench-agent', '--kind', 'agent', '--manager', 'admin'], env);
-  svc(['capability', 'register', ...t, '--name', 'bench.read', '--actions', 'read', '--tier', '0'], env);
-  svc(['permission', 'grant', ...t, '--actor', 'bench-agent', '--capability', 'bench.read'], env);
-  const policy = join(home, 'policy.cedar');
-  writeFileSync(policy, 'permit (principal, action, resource);\n');
-  svc(['policy', 'set', ...t, '--file', policy], env);
-  svc(
-    [
-      'task',
-      'create',
-      ...t,
-      '--id',
-      'bench',
-      '--sponsor',
-      'admin',
-      '--budget-usd',
-      '1000000',
-      '--actor',
-      'bench-agent',
-    ],
-    env,
+/**
+ * One tenant as the load needs it: an agent with one capability under a permit-all policy and
+ * a task that never runs dry, declared in one deployment document (`svc apply`). Returns the
+ * agent's token.
+ */
+async function provisionTenant(home, env, tenant, create) {
+  const t = ['--tenant', tenant];
+  if (create) await svcAsync(['tenant', 'create', '--id', tenant], env);
+  const doc = join(home, `${tenant}.json`);
+  writeFileSync(
+    doc,
+    JSON.stringify({
+      version: 1,
+      tenant,
+      actors: [
+        { id: 'bench-admin', kind: 'human', roles: ['approver', 'manager'] },
+        { id: 'bench-agent', kind: 'agent', manager: 'bench-admin' },
+      ],
+      capabilities: [{ name: 'bench.read', tier: 0, actions: ['read'] }],
+      permissions: [{ actor: 'bench-agent', capability: 'bench.read' }],
+      policy: { text: 'permit (principal, action, resource);\n' },
+      tasks: [{ id: 'bench', sponsor: 'bench-admin', budget_usd: 1000000, actors: ['bench-agent'] }],
+    }),
   );
-  return svc(['token', 'issue', ...t, '--actor', 'bench-agent'], env).token;
+  await svcAsync(['apply', '-f', doc], env);
+  return (await svcAsync(['token', 'issue', ...t, '--actor', 'bench-agent'], env)).token;
 }
 
-function startDaemon(env) {
+/** `svc init` (tenant `default`), then `tenants` tenants ready for load: [{ tenant, token }]. */
+export async function provision(home, env, tenants) {
+  await svcAsync(['init', '--yes'], env);
+  const names = ['default', ...Array.from({ length: tenants - 1 }, (_, i) => `bench-${i + 1}`)];
+  const out = [];
+  for (let i = 0; i < names.length; i += PROVISION_PARALLEL) {
+    const slice = names.slice(i, i + PROVISION_PARALLEL);
+    const tokens = await Promise.all(slice.map((n) => provisionTenant(home, env, n, n !== 'default')));
+    slice.forEach((tenant, j) => out.push({ tenant, token: tokens[j] }));
+  }
+  return out;
+}
+
+export function startDaemon(env) {
   const child = spawn(
     process.execPath,
     [bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
@@ -67,23 +103,29 @@ function startDaemon(env) {
   return { child, url: waitFor(child, /listening on (\S+)/) };
 }
 
-/** Load every daemon at once, CONNECTIONS split evenly; decisions/s summed over them. */
-async function loadAll(urls, token, seconds, tag) {
+/**
+ * Load every daemon at once, CONNECTIONS split evenly; each request goes to the next tenant
+ * in turn (its token with it). Decisions/s summed over the daemons.
+ */
+export async function loadAll(urls, tenants, seconds, tag) {
   let n = 0;
   const request = {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    setupRequest: (r) => ({
-      ...r,
-      body: JSON.stringify({
-        tenant_id: 'default',
-        actor_id: 'bench-agent',
-        capability: 'bench.read',
-        action: 'read',
-        task_id: 'bench',
-        effect_key_step: `${tag}-${n++}`,
-      }),
-    }),
+    setupRequest: (r) => {
+      const { tenant, token } = tenants[n % tenants.length];
+      return {
+        ...r,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          tenant_id: tenant,
+          actor_id: 'bench-agent',
+          capability: 'bench.read',
+          action: 'read',
+          task_id: 'bench',
+          effect_key_step: `${tag}-${n++}`,
+        }),
+      };
+    },
   };
   const runs = await Promise.all(
     urls.map((url) =>
@@ -100,25 +142,108 @@ async function loadAll(urls, token, seconds, tag) {
   }
   return {
     rps: runs.reduce((s, r) => s + r.requests.average, 0),
+    decisions: runs.reduce((s, r) => s + r.requests.total, 0),
     p50_ms: Math.max(...runs.map((r) => r.latency.p50)),
     p99_ms: Math.max(...runs.map((r) => r.latency.p99)),
   };
 }
 
-async function measure(env, token, replicas, seconds, tag) {
+/** CPU seconds (user and system) of process `pid` and its reaped children, from /proc; undefined without. */
+function processCpu(pid, children = false) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = Number(f[11]) + Number(f[12]);
+    return (children ? own + Number(f[13]) + Number(f[14]) : own) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The database server's CPU seconds so far: the postmaster, its live backends and the ones it
+ * has reaped. Undefined for a server this bench did not start.
+ */
+function serverCpu(server) {
+  if (!server?.postmasterPid) return undefined;
+  let total = processCpu(server.postmasterPid, true);
+  if (total === undefined) return undefined;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === server.postmasterPid) total += processCpu(Number(p)) ?? 0;
+    } catch {
+      // gone meanwhile: its CPU is in the postmaster's reaped children
+    }
+  }
+  return total;
+}
+
+/** Statements executed and transactions committed on the database so far (pg_stat_statements when loaded). */
+async function serverCounts(url) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const name = new URL(url).pathname.slice(1);
+    const [x] = (
+      await c.query('SELECT xact_commit::text AS commits FROM pg_stat_database WHERE datname = $1', [name])
+    ).rows;
+    let statements;
+    try {
+      const [s] = (
+        await c.query(
+          `SELECT coalesce(sum(calls), 0)::text AS calls FROM pg_stat_statements s
+           JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`,
+          [name],
+        )
+      ).rows;
+      statements = Number(s.calls);
+    } catch {
+      statements = undefined;
+    }
+    return { commits: Number(x.commits), statements };
+  } finally {
+    await c.end();
+  }
+}
+
+export async function measure(env, tenants, replicas, seconds, tag, server) {
   const daemons = Array.from({ length: replicas }, (_, i) =>
     startDaemon({ ...env, SVC_REPLICA_ID: `bench-${i}` }),
   );
   try {
     const urls = await Promise.all(daemons.map((d) => d.url));
-    await loadAll(urls, token, 2, `${tag}-warm`);
-    return await loadAll(urls, token, seconds, tag);
+    await loadAll(urls, tenants, 2, `${tag}-warm`);
+    // pg_stat_database is updated when a backend reports, at most every PGSTAT_MIN_INTERVAL (1 s)
+    const counts = server && env.SVC_STORE ? await settledCounts(env.SVC_STORE) : undefined;
+    const dbCpu = serverCpu(server);
+    const daemonCpu = daemons.map((d) => processCpu(d.child.pid));
+    const run = await loadAll(urls, tenants, seconds, tag);
+    const daemonUsed = daemons.map((d, i) => processCpu(d.child.pid) - daemonCpu[i]);
+    const dbUsed = dbCpu === undefined ? undefined : serverCpu(server) - dbCpu;
+    const after = counts ? await settledCounts(env.SVC_STORE) : undefined;
+    const per = (x) => (x === undefined || Number.isNaN(x) ? undefined : x / run.decisions);
+    return {
+      ...run,
+      replica_cpu_us: daemonUsed.map((u) => Math.round(per(u * 1e6))),
+      db_cpu_us: dbUsed === undefined ? undefined : Math.round(per(dbUsed * 1e6)),
+      statements: after?.statements === undefined ? undefined : per(after.statements - counts.statements),
+      commits: after ? per(after.commits - counts.commits) : undefined,
+    };
   } finally {
     for (const d of daemons) d.child.kill('SIGTERM');
     await Promise.all(
       daemons.map((d) => new Promise((r) => (d.child.exitCode !== null ? r() : d.child.on('exit', r)))),
     );
   }
+}
+
+/** Counts read after the statistics the backends hold have been reported. */
+async function settledCounts(url) {
+  await new Promise((r) => setTimeout(r, 1100));
+  return serverCounts(url);
 }
 
 export async function replicasBench(seconds) {
@@ -129,28 +254,42 @@ export async function replicasBench(seconds) {
     const database = await createDatabase(server.url);
     const pgHome = join(root, 'pg-home');
     const pgEnv = { ...process.env, SVC_HOME: pgHome, SVC_STORE: database };
-    const pgToken = provision(pgHome, pgEnv);
     const sqliteHome = join(root, 'sqlite-home');
     const sqliteEnv = { ...process.env, SVC_HOME: sqliteHome };
     delete sqliteEnv.SVC_STORE;
-    const sqliteToken = provision(sqliteHome, sqliteEnv);
-
-    const sqlite = await measure(sqliteEnv, sqliteToken, 1, seconds, 'sqlite');
-    const postgres = {};
-    for (const n of [1, 2, 3]) postgres[n] = await measure(pgEnv, pgToken, n, seconds, `pg${n}`);
-    return {
-      connections: CONNECTIONS,
-      sqlite,
-      postgres,
-      ratio_to_sqlite: Object.fromEntries(Object.entries(postgres).map(([n, r]) => [n, r.rps / sqlite.rps])),
-    };
+    const [pgTenants, sqliteTenants] = await Promise.all([
+      provision(pgHome, pgEnv, TENANTS),
+      provision(sqliteHome, sqliteEnv, TENANTS),
+    ]);
+    const scenarios = {};
+    for (const [name, pick] of [
+      ['one_tenant', (all) => all.slice(0, 1)],
+      [`${TENANTS}_tenants`, (all) => all],
+    ]) {
+      const sqlite = await measure(sqliteEnv, pick(sqliteTenants), 1, seconds, `sqlite-${name}`);
+      const postgres = {};
+      for (const n of [1, 2, 3]) {
+        postgres[n] = await measure(pgEnv, pick(pgTenants), n, seconds, `pg${n}-${name}`, server);
+      }
+      scenarios[name] = {
+        sqlite,
+        postgres,
+        ratio_to_sqlite: Object.fromEntries(
+          Object.entries(postgres).map(([n, r]) => [n, r.rps / sqlite.rps]),
+        ),
+        ratio_to_one_replica: Object.fromEntries(
+          Object.entries(postgres).map(([n, r]) => [n, r.rps / postgres[1].rps]),
+        ),
+      };
+    }
+    return { connections: CONNECTIONS, tenants: TENANTS, ...scenarios };
   } finally {
     if (server?.stop) server.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-async function createDatabase(url) {
+export async function createDatabase(url) {
   const name = `svc_bench_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -165,7 +304,7 @@ async function createDatabase(url) {
 }
 
 /** A private server as the test helper starts one: loopback only, a port from the OS, fsync on. */
-async function startServer() {
+export async function startServer() {
   // Its own temporary directory: the server's OS user must be able to reach it.
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pg-'));
   const debian = '/usr/lib/postgresql';
@@ -207,10 +346,21 @@ async function startServer() {
       s.close(() => resolve(p));
     });
   });
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=on -c max_connections=200`;
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=on -c max_connections=200 -c shared_preload_libraries=pg_stat_statements`;
   run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', opts, 'start']);
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  // per database, so the bench's own database sees it (template1 is what CREATE DATABASE copies)
+  await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await admin.end();
+  const template = new pg.Client({ connectionString: url.replace(/\/postgres$/, '/template1') });
+  await template.connect();
+  await template.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await template.end();
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    postmasterPid: Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     stop: () => {
       run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,33 @@
 import { SvcError } from '../../core/errors.js';
-import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { pgStoreError, type PgDb } from './database.js';
 import { lockTenants } from './locks.js';
-import { preparedTransaction } from './prepared.js';
+import { preparedTransaction, type PreparedTx } from './prepared.js';
+
+/**
+ * What jobs of one kind share within one run of a batch (decision-batch.ts): reads made once
+ * for all of them and writes held to go out together.
+ */
+export interface SharedRun {
+  /** before a job of another kind runs: what is held is written, and the sharing ends */
+  beforeOther(): Promise<void>;
+  /** before COMMIT: what is held is written */
+  finish(): Promise<void>;
+}
+
+/** Opens the shared run of a batch, given each job's tag (undefined for a job that shares nothing). */
+export type Sharing = (tx: PreparedTx, tags: unknown[]) => SharedRun;
+
+/** A job's place in the shared run of its batch. */
+export interface SharedPlace {
+  run: SharedRun;
+  index: number;
+}
 
 interface Job<T> {
   tenantId: string;
-  work: (tx: PgTx) => Promise<T>;
+  work: (tx: PreparedTx, shared?: SharedPlace) => Promise<T>;
+  /** what a job that can share tells the sharing about itself before the batch runs */
+  tag?: unknown;
   resolve: (v: T) => void;
   reject: (e: unknown) => void;
   result?: { ok: true; value: T } | { ok: false; error: unknown };
@@ -50,6 +72,9 @@ export class PgCommitQueue {
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
   private readonly lockTimeoutMs: number;
+  private sharing: Sharing | undefined;
+  /** Batches committed or failed, and how many ran again with every job alone (after a failure). */
+  readonly stats = { batches: 0, reruns: 0 };
 
   constructor(
     private readonly db: PgDb,
@@ -60,9 +85,18 @@ export class PgCommitQueue {
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 5000;
   }
 
-  submit<T>(tenantId: string, work: (tx: PgTx) => Promise<T>): Promise<T> {
+  /** Jobs submitted with a tag share reads and writes through this (one kind of job only). */
+  share(sharing: Sharing): void {
+    this.sharing = sharing;
+  }
+
+  submit<T>(
+    tenantId: string,
+    work: (tx: PreparedTx, shared?: SharedPlace) => Promise<T>,
+    tag?: unknown,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ tenantId, work, resolve, reject } as Job<unknown>);
+      this.pending.push({ tenantId, work, tag, resolve, reject } as Job<unknown>);
       this.schedule();
     });
   }
@@ -101,11 +135,13 @@ export class PgCommitQueue {
   }
 
   private async run(batch: Job<unknown>[]): Promise<void> {
+    this.stats.batches++;
     try {
       try {
         await this.transaction(batch, false);
       } catch (err) {
         if (!(err instanceof RunWithSavepoints)) throw err;
+        this.stats.reruns++;
         for (const job of batch) delete job.result;
         await this.transaction(batch, true);
       }
@@ -124,15 +160,24 @@ export class PgCommitQueue {
     return preparedTransaction(
       this.db.pool,
       async (tx) => {
-        await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`);
         await lockTenants(
           tx,
           batch.map((j) => j.tenantId),
         );
-        for (const job of batch) {
+        // A run with savepoints is a run after a failure: every job alone, as plainly as possible.
+        const shared =
+          !savepoints && this.sharing && batch.some((j) => j.tag !== undefined)
+            ? this.sharing(
+                tx,
+                batch.map((j) => j.tag),
+              )
+            : undefined;
+        for (const [index, job] of batch.entries()) {
           if (!savepoints) {
+            if (shared && job.tag === undefined) await shareOrRetry(() => shared.beforeOther());
             try {
-              job.result = { ok: true, value: await job.work(tx) };
+              const place = shared && job.tag !== undefined ? { run: shared, index } : undefined;
+              job.result = { ok: true, value: await job.work(tx, place) };
             } catch (error) {
               // Alone in its batch, the job's own error is its answer; otherwise run again isolated.
               job.result = { ok: false, error };
@@ -149,8 +194,10 @@ export class PgCommitQueue {
             await tx.query('ROLLBACK TO SAVEPOINT job');
           }
         }
+        if (shared) await shareOrRetry(() => shared.finish());
       },
       this.db.outbox,
+      `SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`,
     );
   }
 
@@ -184,3 +231,15 @@ export class PgCommitQueue {
 
 /** Thrown out of a batch of one to roll it back; the job's own error is answered. */
 class JobFailed extends Error {}
+
+/**
+ * Shared writes that failed belong to no one job: the batch is rolled back and runs again
+ * with every job alone, which answers each with its own result.
+ */
+async function shareOrRetry(write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch {
+    throw new RunWithSavepoints();
+  }
+}

@@ -8,12 +8,23 @@ import type { Task, TaskStatus } from '../../core/task.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import type { PgTx } from './database.js';
 
+/** Where the state read finds each part of a request: parameters, or columns of a batch's rows. */
+interface RequestRefs {
+  tenant: string;
+  capability: string;
+  task: string;
+  actor: string;
+  step: string;
+}
+
 /**
- * Everything one decision reads, in one round trip. Bigints travel as text (node-postgres
- * returns BIGINT as a string; JSON numbers would round amounts past 2^53). The caller holds
- * the tenant's advisory lock, so nothing read here changes before the outcome is written.
+ * Everything one decision reads, for the request `q` names. Bigints travel as text
+ * (node-postgres returns BIGINT as a string; JSON numbers would round amounts past 2^53).
+ * The entitlement column is the caller's: a test against the decision's time, or the latest
+ * expiry for the caller to compare.
  */
-const STATE_SQL = `SELECT t.approval_tier::int AS approval_tier, t.registry_version::text AS registry_version,
+const stateSelect = (q: RequestRefs, entitlement: string) => `t.approval_tier::int AS approval_tier,
+    t.registry_version::text AS registry_version,
     c.name AS c_name, c.tier::int AS c_tier, c.irreversible::int AS c_irreversible, c.custody AS c_custody,
     c.actions AS c_actions, c.cost_micros::text AS c_cost, c.requestable::int AS c_requestable,
     c.approvers AS c_approvers, c.owners AS c_owners, c.surface_id AS c_surface_id, c.operation AS c_operation,
@@ -32,24 +43,60 @@ const STATE_SQL = `SELECT t.approval_tier::int AS approval_tier, t.registry_vers
     i.actor_id AS k_actor_id, i.route AS k_route, i.outcome AS k_outcome, i.approval_id AS k_approval_id,
     ap.id AS a_id, ap.status AS a_status, ap.expires_at AS a_expires_at, ap.request_digest AS a_digest,
     ap.amount_micros::text AS a_amount,
-    EXISTS (SELECT 1 FROM permissions p WHERE p.tenant_id = t.id AND p.actor_id = $4 AND p.capability = $2)
-      AS has_permission,
-    EXISTS (SELECT 1 FROM entitlements e WHERE e.tenant_id = t.id AND e.actor_id = $4 AND e.capability = $2
-      AND e.revoked_at IS NULL AND e.expires_at > $5) AS has_entitlement,
+    EXISTS (SELECT 1 FROM permissions p WHERE p.tenant_id = t.id AND p.actor_id = ${q.actor}
+      AND p.capability = ${q.capability}) AS has_permission,
+    ${entitlement},
     s.credential_ref AS s_credential_ref, s.status AS s_status,
-    js.size::text AS j_size, js.chain_hash AS j_chain_hash, js.frontier AS j_frontier
-  FROM tenants t
-  LEFT JOIN capabilities c ON c.tenant_id = t.id AND c.name = $2
-  LEFT JOIN tasks tk ON tk.tenant_id = t.id AND tk.id = $3
+    js.size::text AS j_size, js.chain_hash AS j_chain_hash, js.frontier AS j_frontier`;
+
+const stateJoins = (
+  q: RequestRefs,
+) => `LEFT JOIN capabilities c ON c.tenant_id = t.id AND c.name = ${q.capability}
+  LEFT JOIN tasks tk ON tk.tenant_id = t.id AND tk.id = ${q.task}
   LEFT JOIN tasks r ON r.tenant_id = t.id AND r.id = tk.root_id
-  LEFT JOIN effect_keys k ON k.tenant_id = t.id AND k.task_id = $3 AND k.step = $6
+  LEFT JOIN effect_keys k ON k.tenant_id = t.id AND k.task_id = ${q.task} AND k.step = ${q.step}
   LEFT JOIN intents i ON i.tenant_id = k.tenant_id AND i.id = k.intent_id
   LEFT JOIN approvals ap ON ap.tenant_id = t.id AND ap.id = i.approval_id AND k.state = 'deferred'
   LEFT JOIN surface_states s ON s.tenant_id = t.id AND s.surface_id = c.surface_id
-  LEFT JOIN journal_state js ON js.tenant_id = t.id
+  LEFT JOIN journal_state js ON js.tenant_id = t.id`;
+
+const entitlements = (q: RequestRefs) =>
+  `FROM entitlements e WHERE e.tenant_id = t.id AND e.actor_id = ${q.actor} AND e.capability = ${q.capability}
+      AND e.revoked_at IS NULL`;
+
+/** One decision's state, in one round trip. The caller holds the tenant's advisory lock. */
+const ONE: RequestRefs = { tenant: '$1', capability: '$2', task: '$3', actor: '$4', step: '$6' };
+const STATE_SQL = `SELECT ${stateSelect(ONE, `EXISTS (SELECT 1 ${entitlements(ONE)} AND e.expires_at > $5) AS has_entitlement`)}
+  FROM tenants t
+  ${stateJoins(ONE)}
   WHERE t.id = $1`;
 
-interface StateRow {
+/**
+ * The state of every decision of a batch, in one round trip: a row per request, numbered by
+ * its place (`ord`, from 1). Each decision reads the clock when it starts, after this read,
+ * so the latest expiry of the caller's entitlements comes back for it to compare.
+ */
+const BATCH: RequestRefs = {
+  tenant: 'q.tenant_id',
+  capability: 'q.capability',
+  task: 'q.task_id',
+  actor: 'q.actor_id',
+  step: 'q.step',
+};
+const BATCH_STATE_SQL = `SELECT q.ord::int AS ord, s.*
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+    WITH ORDINALITY AS q(tenant_id, capability, task_id, actor_id, step, ord)
+  CROSS JOIN LATERAL (
+    SELECT ${stateSelect(BATCH, `(SELECT max(e.expires_at) ${entitlements(BATCH)}) AS entitled_until`)}
+    FROM tenants t
+    ${stateJoins(BATCH)}
+    WHERE t.id = q.tenant_id
+    -- OFFSET 0 keeps this a subquery of its own, planned as the one-request read is (every key
+    -- an index condition) and run once per request, rather than merged into one join whose
+    -- plan would follow the tables' statistics
+    OFFSET 0) s`;
+
+export interface StateRow {
   approval_tier: number;
   registry_version: string;
   c_name: string | null;
@@ -92,7 +139,9 @@ interface StateRow {
   a_digest: string;
   a_amount: string;
   has_permission: boolean;
-  has_entitlement: boolean;
+  has_entitlement?: boolean;
+  entitled_until?: string | null;
+  ord?: number;
   s_credential_ref: string | null;
   s_status: 'active' | 'revoked';
   j_size: string | null;
@@ -125,6 +174,46 @@ export async function loadDecisionState(
     req.step,
   ]);
   if (!r) throw new Error(`tenant ${req.tenantId} vanished`);
+  return toLoaded(req, caller, now, r);
+}
+
+/** A request of a batch whose state is read at once. */
+export interface StateRequest {
+  req: DecisionRequest;
+  caller: Actor;
+}
+
+/**
+ * What `loadDecisionState` reads, for every request at once, as rows by place for the
+ * decisions to finish when each knows its time (`finishState`); a request whose tenant is
+ * gone has none.
+ */
+export async function loadDecisionStates(
+  tx: PgTx,
+  requests: (StateRequest | undefined)[],
+): Promise<(StateRow | undefined)[]> {
+  // a place with no request (another kind of job) reads nothing: no tenant is null
+  const column = (f: (r: StateRequest) => string) => requests.map((r) => (r ? f(r) : null));
+  const rows = await tx.query<StateRow>(BATCH_STATE_SQL, [
+    column((r) => r.req.tenantId),
+    column((r) => r.req.capability),
+    column((r) => r.req.taskId),
+    column((r) => r.caller.id),
+    column((r) => r.req.step),
+  ]);
+  const byPlace: (StateRow | undefined)[] = new Array<StateRow | undefined>(requests.length);
+  for (const r of rows) byPlace[r.ord! - 1] = r;
+  return byPlace;
+}
+
+/** A batch read's row as the state a decision starting at `now` reads. */
+export function finishState(req: DecisionRequest, caller: Actor, now: Date, r: StateRow): LoadedState {
+  const until = r.entitled_until ?? null;
+  // the comparison the one-request read makes in SQL: ISO texts of one format order as times
+  return toLoaded(req, caller, now, { ...r, has_entitlement: until !== null && until > now.toISOString() });
+}
+
+function toLoaded(req: DecisionRequest, caller: Actor, now: Date, r: StateRow): LoadedState {
   const task = toTask(req.tenantId, r);
   const effectKey: EffectKeyState | undefined = r.k_state
     ? {

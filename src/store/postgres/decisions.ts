@@ -6,13 +6,15 @@ import { journalWrite, type Appended } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { DecisionStore, Sealed } from '../decision-ports.js';
-import type { PgCommitQueue } from './commit-queue.js';
+import type { PgCommitQueue, SharedPlace } from './commit-queue.js';
 import type { PgTx } from './database.js';
+import { DecisionBatch } from './decision-batch.js';
 import {
   loadDecisionState,
   loadOpenApprovals,
   loadPolicySource,
   type LoadedState,
+  type StateRequest,
 } from './decision-state.js';
 import { journalParts } from './journal.js';
 import { inputsPart } from './policy-inputs.js';
@@ -29,7 +31,8 @@ import {
 /**
  * The decision pipeline's PostgreSQL side: the reads and writes core/decision/pipeline.ts
  * asks for, in one transaction of the group-commit queue, which holds the tenant's lock
- * before the first read. The reply waits for the batch's COMMIT.
+ * before the first read. The decisions of a batch share one state read and one write where
+ * they can (decision-batch.ts). The reply waits for the batch's COMMIT.
  */
 export class PgDecisions implements DecisionStore {
   /** snapshot ids of committed decisions (rows/policy-inputs.ts) */
@@ -39,15 +42,22 @@ export class PgDecisions implements DecisionStore {
     private readonly queue: PgCommitQueue,
     private readonly clock: () => Date,
     private readonly owner: ReplicaOwner,
-  ) {}
+  ) {
+    queue.share((tx, tags) => new DecisionBatch(tx, tags as (StateRequest | undefined)[]));
+  }
 
   decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
     const learned = new Map<string, number>();
-    const sealed = this.queue.submit(req.tenantId, (tx) => {
-      // A job run again (its batch rolled back) learns afresh: what it learned may be gone.
-      learned.clear();
-      return runAsync(decision(req, caller, mode, rules, this.clock), this.opsIn(tx, learned));
-    });
+    const tag: StateRequest = { req, caller };
+    const sealed = this.queue.submit(
+      req.tenantId,
+      (tx, place) => {
+        // A job run again (its batch rolled back) learns afresh: what it learned may be gone.
+        learned.clear();
+        return runAsync(decision(req, caller, mode, rules, this.clock), this.opsIn(tx, learned, place));
+      },
+      tag,
+    );
     return sealed.then((s) => {
       if (learned.size > 0) this.ids.remember(learned);
       return s;
@@ -60,18 +70,38 @@ export class PgDecisions implements DecisionStore {
    * it and `apply` appends on the log state read under the lock. (Public so a test can put a
    * competing writer between a read and a guarded write.)
    */
-  opsIn(tx: PgTx, learned = new Map<string, number>()): Async<DecisionOps> {
+  opsIn(tx: PgTx, learned = new Map<string, number>(), place?: SharedPlace): Async<DecisionOps> {
     let loaded: LoadedState | undefined;
+    const batch = place?.run instanceof DecisionBatch ? place.run : undefined;
+    // Anything else asked of the store sees every decision before this one written.
+    const synced =
+      <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
+      async (...a: A): Promise<R> => {
+        await batch?.sync();
+        return f(...a);
+      };
+    const events = pgDecisionEvents(tx);
     return {
-      load: async (req, caller, now) => (loaded = await loadDecisionState(tx, req, caller, now)),
+      load: async (req, caller, now) =>
+        (loaded = batch
+          ? await batch.load(place!.index, req, caller, now)
+          : await loadDecisionState(tx, req, caller, now)),
       // the surface read with the state is the capability's, which is the one asked for
       surface: async () => loaded!.surface,
+      // a policy and its verbs are never written by a decision
       policySource: (tenantId) => loadPolicySource(tx, tenantId),
-      openApprovals: (tenantId, actorId, taskId, now) =>
+      openApprovals: synced((tenantId: string, actorId: string, taskId: string, now: Date) =>
         loadOpenApprovals(tx, tenantId, actorId, taskId, now),
-      standingReceipt: (tenantId, intentId) => standingReceipt(tx, tenantId, intentId),
-      apply: (writes) => this.apply(tx, writes, loaded!.log, learned),
-      ...pgDecisionEvents(tx),
+      ),
+      standingReceipt: synced((tenantId: string, intentId: string) =>
+        standingReceipt(tx, tenantId, intentId),
+      ),
+      apply: (writes) => this.apply(tx, writes, loaded!.log, learned, batch),
+      // destinations are never written by a decision
+      subscribers: events.subscribers,
+      writeEvent: synced(events.writeEvent),
+      markBudget: synced(events.markBudget),
+      stageRefusal: synced(events.stageRefusal),
     };
   }
 
@@ -85,19 +115,38 @@ export class PgDecisions implements DecisionStore {
     p: DecisionWrites,
     log: LogState | undefined,
     learned: Map<string, number>,
+    batch: DecisionBatch | undefined,
   ): Promise<Appended> {
+    const journal = journalWrite(log, p.journal, p.at, sha256);
+    const rows = this.rowParts(p);
+    if (p.inputs) {
+      rows.push(await inputsPart(tx, this.ids, learned, p.tenantId, journal.appended.sequence, p.inputs));
+    }
+    if (batch?.follows(p)) {
+      batch.hold(p, rows, journal);
+      return journal.appended;
+    }
+    await batch?.stop();
+    const reserve: WritePart[] = p.reserve
+      ? [
+          {
+            // decide() checked the budget on the state read under the tenant lock; this guards the invariant.
+            what: 'the budget reservation',
+            sql: `UPDATE tasks SET reserved_micros = reserved_micros + $1
+              WHERE tenant_id = $2 AND id = $3 AND reserved_micros + $1 <= budget_micros`,
+            params: [p.reserve.amountMicros.toString(), p.tenantId, p.reserve.taskId],
+            exactlyOne: true,
+          },
+        ]
+      : [];
+    await writeAll(tx, [...reserve, ...rows, ...journalParts(journal)]);
+    return journal.appended;
+  }
+
+  /** The rows a sealed outcome writes besides its reservation and its journal record. */
+  private rowParts(p: DecisionWrites): WritePart[] {
     const t = p.tenantId;
     const parts: WritePart[] = [];
-    if (p.reserve) {
-      // decide() checked the budget on the state read under the tenant lock; this guards the invariant.
-      parts.push({
-        what: 'the budget reservation',
-        sql: `UPDATE tasks SET reserved_micros = reserved_micros + $1
-          WHERE tenant_id = $2 AND id = $3 AND reserved_micros + $1 <= budget_micros`,
-        params: [p.reserve.amountMicros.toString(), t, p.reserve.taskId],
-        exactlyOne: true,
-      });
-    }
     if (p.consumeApproval) {
       parts.push({
         what: 'the approval consumption',
@@ -145,12 +194,7 @@ export class PgDecisions implements DecisionStore {
     parts.push(intentPart(p));
     const key = effectKeyPart(p);
     if (key) parts.push(key);
-    const journal = journalWrite(log, p.journal, p.at, sha256);
-    if (p.inputs) {
-      parts.push(await inputsPart(tx, this.ids, learned, t, journal.appended.sequence, p.inputs));
-    }
-    await writeAll(tx, [...parts, ...journalParts(journal)]);
-    return journal.appended;
+    return parts;
   }
 }
 

@@ -24,59 +24,83 @@ export async function readLogState(tx: PgTx, tenantId: string): Promise<LogState
  * subtrees it completed and the tenant's new log state, as writes for one statement.
  */
 export function journalParts(w: JournalWrite): WritePart[] {
+  return [entryPart(w), ...subtreesPart([w]), ...logStatePart([w])];
+}
+
+/**
+ * The rows of several appends, in append order, for one statement: an entry each, every
+ * completed subtree in one INSERT, and each tenant's log state once, as the last append left
+ * it (two updates of one row cannot share a statement).
+ */
+export function journalBatchParts(writes: JournalWrite[]): WritePart[] {
+  const last = new Map<string, JournalWrite>();
+  for (const w of writes) last.set(w.row.tenantId, w);
+  return [...writes.map(entryPart), ...subtreesPart(writes), ...logStatePart([...last.values()])];
+}
+
+function entryPart(w: JournalWrite): WritePart {
   const r = w.row;
-  const parts: WritePart[] = [
+  return {
+    what: 'the journal entry',
+    sql: `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
+        capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+    params: [
+      r.tenantId,
+      r.sequence,
+      r.kind,
+      r.receiptId,
+      r.taskId,
+      r.record,
+      r.recordHash,
+      r.intentId,
+      r.actorId,
+      r.capability,
+      r.tier,
+      r.allowed,
+      r.grantId,
+      r.amountMicros.toString(),
+      r.occurredAt,
+      r.linkedAt,
+      r.tombstone,
+      r.leaf,
+      r.chainHash,
+    ],
+  };
+}
+
+/** Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts). */
+function subtreesPart(writes: JournalWrite[]): WritePart[] {
+  const nodes = writes.flatMap((w) => w.subtrees.map((n) => ({ tenantId: w.row.tenantId, ...n })));
+  if (nodes.length === 0) return [];
+  return [
     {
-      what: 'the journal entry',
-      sql: `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
-          capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+      what: 'the Merkle subtrees',
+      sql: `INSERT INTO merkle_nodes (tenant_id, level, idx, hash)
+        SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[])`,
       params: [
-        r.tenantId,
-        r.sequence,
-        r.kind,
-        r.receiptId,
-        r.taskId,
-        r.record,
-        r.recordHash,
-        r.intentId,
-        r.actorId,
-        r.capability,
-        r.tier,
-        r.allowed,
-        r.grantId,
-        r.amountMicros.toString(),
-        r.occurredAt,
-        r.linkedAt,
-        r.tombstone,
-        r.leaf,
-        r.chainHash,
+        nodes.map((n) => n.tenantId),
+        nodes.map((n) => n.level),
+        nodes.map((n) => n.index),
+        nodes.map((n) => Buffer.from(n.hash)),
       ],
     },
   ];
-  // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
-  if (w.subtrees.length > 0) {
-    parts.push({
-      what: 'the Merkle subtrees',
-      sql: `INSERT INTO merkle_nodes (tenant_id, level, idx, hash)
-        SELECT $1, n.level, n.idx, n.hash FROM unnest($2::bigint[], $3::bigint[], $4::bytea[]) AS n(level, idx, hash)`,
-      params: [
-        r.tenantId,
-        w.subtrees.map((n) => n.level),
-        w.subtrees.map((n) => n.index),
-        w.subtrees.map((n) => Buffer.from(n.hash)),
-      ],
-    });
-  }
-  parts.push({
-    what: 'the log state',
-    sql: `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash,
-        frontier = excluded.frontier`,
-    params: [r.tenantId, w.state.size, w.state.chainHash, w.frontierText],
-    exactlyOne: true,
-  });
-  return parts;
+}
+
+/** Each tenant's new log state (one write per tenant), every row changed. */
+function logStatePart(writes: JournalWrite[]): WritePart[] {
+  const rows = writes.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`);
+  return [
+    {
+      what: 'the log state',
+      sql: `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES ${rows.join(', ')}
+        ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash,
+          frontier = excluded.frontier`,
+      params: writes.flatMap((w) => [w.row.tenantId, w.state.size, w.state.chainHash, w.frontierText]),
+      expectRows: writes.length,
+    },
+  ];
 }
 
 /**

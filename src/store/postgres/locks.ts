@@ -17,5 +17,13 @@ export async function lockTenant(tx: PgTx, tenantId: string): Promise<void> {
  */
 export async function lockTenants(tx: PgTx, tenantIds: Iterable<string>): Promise<void> {
   const ids = [...new Set(tenantIds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const id of ids) await lockTenant(tx, id);
+  if (ids.length === 1) return lockTenant(tx, ids[0]!);
+  // One round trip for them all. The ordered subquery is never merged into the outer query
+  // (PostgreSQL keeps a subquery with ORDER BY apart), so its rows reach the lock calls in
+  // that order; WITH ORDINALITY keeps the order chosen here rather than the server's collation.
+  await tx.query(
+    `SELECT pg_advisory_xact_lock(hashtextextended('svc:tenant:' || l.id, 0))
+     FROM (SELECT id FROM unnest($1::text[]) WITH ORDINALITY AS u(id, n) ORDER BY n) l`,
+    [ids],
+  );
 }

@@ -15,16 +15,27 @@ function nameOf(sql: string): string {
   return name;
 }
 
+/** A transaction on one connection that can also run a statement unprepared. */
+export interface PreparedTx extends PgTx {
+  /**
+   * Run a statement whose text is built for one use (a batch's multi-row writes): parsed and
+   * planned once and then forgotten, where a named statement would stay prepared on the
+   * connection for as long as it lives.
+   */
+  once<R>(sql: string, params: unknown[]): Promise<R[]>;
+}
+
 /**
  * Queries on one connection as named prepared statements. The decision path runs the same
  * dozen statements for every decision; planning the state read alone costs more than
  * executing it, so each is parsed and planned once per pooled connection and then only
  * bound and executed.
  */
-export function preparedTx(client: pg.PoolClient): PgTx {
+export function preparedTx(client: pg.PoolClient): PreparedTx {
   return {
     query: async <R>(sql: string, params?: unknown[]) =>
       (await client.query({ name: nameOf(sql), text: sql, values: params ?? [] })).rows as R[],
+    once: async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
   };
 }
 
@@ -35,8 +46,10 @@ export function preparedTx(client: pg.PoolClient): PgTx {
  */
 export async function preparedTransaction<T>(
   pool: pg.Pool,
-  fn: (tx: PgTx) => Promise<T>,
+  fn: (tx: PreparedTx) => Promise<T>,
   outbox?: OutboxSignal,
+  /** statements (no parameters) sent with BEGIN in the same round trip, such as `SET LOCAL` */
+  setup?: string,
 ): Promise<T> {
   const client = await pool.connect();
   const ignore = () => undefined;
@@ -47,9 +60,10 @@ export async function preparedTransaction<T>(
     client.release(err);
   };
   try {
-    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    // One simple-protocol message: BEGIN and its settings cost one round trip together.
+    await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED${setup ? `; ${setup}` : ''}`);
     let wroteEvent = false;
-    const tx: PgTx = {
+    const tx: PreparedTx = {
       ...preparedTx(client),
       eventWritten: () => {
         wroteEvent = true;
