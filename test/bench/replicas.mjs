@@ -2,7 +2,11 @@
 // one PostgreSQL database, and one daemon on SQLite, in the same run on the same machine.
 // Every reply waits for its durable commit (PostgreSQL COMMIT with fsync on; SQLite
 // synchronous=FULL). The load is spread evenly over the replicas with the same total
-// number of connections in every configuration.
+// number of connections in every configuration. Two scenarios: every request for one
+// tenant, and requests spread over BENCH_TENANTS tenants (default 32) in turn. Beside the
+// rates: CPU per decision of each daemon and of the database server (from /proc, when the
+// bench started the server), and statements and commits per decision (pg_stat_statements,
+// pg_stat_database). BENCH_JSON=1 prints the figures as JSON too.
 //
 // Runnable alone: `npm run build && node test/bench/replicas.mjs` (BENCH_SECONDS=3 for a
 // short run). PostgreSQL: SVC_BENCH_POSTGRES=postgresql://user@host:port/db (a user that may
@@ -92,9 +96,11 @@ export async function provision(home, env, tenants) {
 }
 
 export function startDaemon(env) {
+  // BENCH_DAEMON_NODE_ARGS: node options for the daemons alone, such as --cpu-prof to profile them
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
+    [...nodeArgs, bin, 'daemon', 'start', '--listen', '127.0.0.1:0', '--allow-insecure-http'],
     {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -368,7 +374,37 @@ export async function startServer() {
   };
 }
 
+/** The run as lines to read: per scenario, SQLite and each replica count with their costs per decision. */
+export function describe(r) {
+  const f = (x, d = 0) =>
+    x === undefined
+      ? 'n/a'
+      : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const lines = [
+    `replicas: allowed POST /v1/action decisions, ${r.connections} connections spread evenly over the daemons, ` +
+      'every reply after its durable commit (PostgreSQL COMMIT with fsync on, SQLite synchronous=FULL), ' +
+      'each request a new effect key (nothing answered from a cache); CPU in µs per decision',
+  ];
+  for (const [name, s] of Object.entries(r).filter(([, v]) => v?.sqlite)) {
+    lines.push(`  ${name.replace('_', ' ')}:`);
+    lines.push(
+      `    SQLite, one daemon: ${f(s.sqlite.rps)}/s, p50 ${s.sqlite.p50_ms} ms, p99 ${s.sqlite.p99_ms} ms, daemon CPU ${f(s.sqlite.replica_cpu_us[0])}`,
+    );
+    for (const [n, p] of Object.entries(s.postgres)) {
+      lines.push(
+        `    PostgreSQL, ${n} replica${n === '1' ? '' : 's'}: ${f(p.rps)}/s (${f(s.ratio_to_sqlite[n], 2)} of SQLite, ` +
+          `${f(s.ratio_to_one_replica[n], 2)} of one replica), p50 ${p.p50_ms} ms, p99 ${p.p99_ms} ms, ` +
+          `replica CPU ${p.replica_cpu_us.map((u) => f(u)).join(' + ')}, database CPU ${f(p.db_cpu_us)}, ` +
+          `statements ${f(p.statements, 2)}, commits ${f(p.commits, 3)} per decision`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  console.log(JSON.stringify(await replicasBench(seconds), null, 2));
+  const result = await replicasBench(seconds);
+  console.log(describe(result));
+  if (process.env.BENCH_JSON) console.log(JSON.stringify(result, null, 2));
 }

@@ -36,7 +36,7 @@ interface Job<T> {
 export interface CommitQueueOptions {
   /** most jobs sharing one transaction */
   maxBatch?: number;
-  /** batches open at once (over distinct tenants), each holding a pooled connection */
+  /** batches open at once (of distinct tenants), each holding a pooled connection; default: the pool's size less two */
   maxInFlight?: number;
   /** how long a batch waits for a tenant lock another replica holds before it gives up */
   lockTimeoutMs?: number;
@@ -46,14 +46,15 @@ export interface CommitQueueOptions {
 class RunWithSavepoints extends Error {}
 
 /**
- * Group commit on PostgreSQL. Jobs submitted while a batch runs gather into the next one,
- * which shares one transaction and one COMMIT; every caller is answered only after that
- * COMMIT returned.
+ * Group commit on PostgreSQL. Jobs of a tenant submitted while its batch runs gather into
+ * its next one, which shares one transaction and one COMMIT; every caller is answered only
+ * after that COMMIT returned.
  *
- * Before any job runs, the batch takes the advisory lock of every tenant it touches, in
- * sorted order (locks.ts): a job then reads the state it decides on with no other replica
- * able to change it, and two batches anywhere can never wait on each other in a cycle.
- * A job must touch only the tenant it was submitted for.
+ * Before any job runs, the batch takes its tenant's advisory lock (locks.ts): a job then
+ * reads the state it decides on with no other replica able to change it. A job must touch
+ * only the tenant it was submitted for. (The batch locks every tenant its jobs name, in
+ * sorted order, so that batches anywhere could never wait on each other in a cycle; `take`
+ * gives it one.)
  *
  * A tenant has at most one batch in flight per replica: its batches serialise on its lock
  * anyway, and a second one open would only split the gathering (and the commits) in two.
@@ -81,7 +82,8 @@ export class PgCommitQueue {
     opts: CommitQueueOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 256;
-    this.maxInFlight = opts.maxInFlight ?? 4;
+    // every batch holds a pooled connection: leave two for the reads that run beside them
+    this.maxInFlight = opts.maxInFlight ?? Math.max(1, (db.pool.options.max ?? 10) - 2);
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 5000;
   }
 
@@ -122,12 +124,21 @@ export class PgCommitQueue {
     });
   }
 
-  /** The next batch: pending jobs of tenants with no batch in flight, in arrival order. */
+  /**
+   * The next batch: the pending jobs of the first tenant in arrival order that has no batch
+   * in flight, in arrival order. One tenant per batch: a batch holds the lock of every
+   * tenant in it until its COMMIT, so a batch of many tenants on one replica would queue
+   * behind any other replica's batch sharing one of them, and replicas would take turns
+   * instead of working side by side. Tenants of one replica still commit side by side, each
+   * batch on its own connection (PostgreSQL flushes commits that wait together at once).
+   */
   private take(): Job<unknown>[] {
+    const first = this.pending.find((j) => !this.busy.has(j.tenantId));
+    if (first === undefined) return [];
     const batch: Job<unknown>[] = [];
     const rest: Job<unknown>[] = [];
     for (const job of this.pending) {
-      if (batch.length < this.maxBatch && !this.busy.has(job.tenantId)) batch.push(job);
+      if (batch.length < this.maxBatch && job.tenantId === first.tenantId) batch.push(job);
       else rest.push(job);
     }
     this.pending = rest;
