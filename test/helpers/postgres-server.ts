@@ -110,6 +110,26 @@ export function restartServer(root: string): void {
 }
 
 /**
+ * Run `pg_ctl` on the server in `root` without blocking the event loop, so load a test
+ * keeps running meets the stop, restart or promotion mid-flight (the functions above block).
+ * Rejects with pg_ctl's output and the log's tail when it fails.
+ */
+export function pgCtl(root: string, args: string[]): Promise<void> {
+  const argv = [...serverUser(root), join(serverBinDir(), 'pg_ctl'), '-D', join(root, 'data'), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`pg_ctl ${args.join(' ')} failed: ${output}\n${tail(join(root, 'server.log'))}`));
+    });
+  });
+}
+
+/**
  * A test run that is killed never reaches its teardown; on a shared machine its server
  * would run on. A detached watchdog stops the server and removes `root` once `ownerPid`
  * (the test runner) is gone; after a normal teardown it finds nothing left to do.

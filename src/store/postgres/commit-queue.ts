@@ -1,5 +1,5 @@
 import { SvcError } from '../../core/errors.js';
-import { pgStoreError, type PgDb, type PgTx } from './database.js';
+import { isStoreUnreachable, pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenants } from './locks.js';
 import { preparedTransaction } from './prepared.js';
 
@@ -101,16 +101,18 @@ export class PgCommitQueue {
   }
 
   private async run(batch: Job<unknown>[]): Promise<void> {
+    // Set once every job has run: a failure after it is the COMMIT's, whose outcome is unknown.
+    const phase = { committing: false };
     try {
       try {
-        await this.transaction(batch, false);
+        await this.transaction(batch, false, phase);
       } catch (err) {
         if (!(err instanceof RunWithSavepoints)) throw err;
         for (const job of batch) delete job.result;
-        await this.transaction(batch, true);
+        await this.transaction(batch, true, phase);
       }
     } catch (err) {
-      this.failAll(batch, err);
+      this.failAll(batch, err, phase.committing);
       return;
     }
     for (const job of batch) {
@@ -120,7 +122,11 @@ export class PgCommitQueue {
     }
   }
 
-  private transaction(batch: Job<unknown>[], savepoints: boolean): Promise<void> {
+  private transaction(
+    batch: Job<unknown>[],
+    savepoints: boolean,
+    phase: { committing: boolean },
+  ): Promise<void> {
     return preparedTransaction(
       this.db.pool,
       async (tx) => {
@@ -149,16 +155,27 @@ export class PgCommitQueue {
             await tx.query('ROLLBACK TO SAVEPOINT job');
           }
         }
+        phase.committing = true;
       },
       this.db.outbox,
     );
   }
 
-  private failAll(batch: Job<unknown>[], err: unknown): void {
+  private failAll(batch: Job<unknown>[], err: unknown, committing: boolean): void {
     if (err instanceof JobFailed) {
       // A batch of one whose job threw: rolled back, answered with the job's own error.
       const r = batch[0]!.result as { ok: false; error: unknown };
       batch[0]!.reject(pgStoreError(r.error, 'the record'));
+      return;
+    }
+    if (committing && isStoreUnreachable(err)) {
+      // The connection went during COMMIT: the server may have committed. Saying "nothing
+      // was committed" here would be false, so each caller is told what to reconcile.
+      for (const job of batch) {
+        // a job rolled back to its savepoint changed nothing: its own error is still its answer
+        if (job.result?.ok === false) job.reject(pgStoreError(job.result.error, 'the record'));
+        else job.reject(commitUncertain(err, intentOf(job)));
+      }
       return;
     }
     const failure =
@@ -180,6 +197,31 @@ export class PgCommitQueue {
           );
     for (const job of batch) job.reject(failure);
   }
+}
+
+/** The intent a job sealed, when its value names one (a decision): what the caller reconciles. */
+function intentOf(job: Job<unknown>): string | undefined {
+  const value =
+    job.result?.ok === true ? (job.result.value as { intentId?: unknown } | undefined) : undefined;
+  return typeof value?.intentId === 'string' ? value.intentId : undefined;
+}
+
+/**
+ * A COMMIT whose connection was lost: committed or not, the caller cannot tell. The spec's
+ * 503 for an uncertain outcome names what to reconcile; the effect key makes a retry safe
+ * either way (it answers with the recorded outcome, or decides once).
+ */
+export function commitUncertain(cause: unknown, intentId: string | undefined): SvcError {
+  const what = intentId === undefined ? 'the decision' : `intent ${intentId}`;
+  return new SvcError(
+    'unavailable',
+    `the connection to the database was lost while ${what} was being committed: it may have been recorded; its outcome is unknown`,
+    {
+      cause,
+      remedy:
+        'reconcile with GET /v1/receipts?task_id=<task> (or svc receipts list --task) before acting; a retry with the same body and effect key answers with the recorded outcome or decides once',
+    },
+  );
 }
 
 /** Thrown out of a batch of one to roll it back; the job's own error is answered. */
