@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
-import { pgCtl, serverBinDir, startServer, stopServer } from '../helpers/postgres-server.js';
+import { pgCtl, serverBinDir, startServer, startStandby, stopServer } from '../helpers/postgres-server.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /** Servers of their own: these suites stop, restart and promote them. */
@@ -254,6 +254,86 @@ describe.skipIf(noServer !== undefined)('two daemon replicas on a PostgreSQL ser
       // recovered without a restart: the last answers are decisions again
       expect(answers.slice(-20).some(({ answer: a }) => a.status === 200)).toBe(true);
       await expectIntact(url, acked(answers), env, tmp.path, publicKey);
+    } finally {
+      await Promise.all(clients.map((c) => c.pool.destroy()));
+    }
+  }, 240_000);
+});
+
+describe.skipIf(noServer !== undefined)('failover to a promoted streaming standby (multi-host URL)', () => {
+  const tmp = tmpDir('svc-e2e-pg-failover-');
+  const primaryRoot = tmpDir('svc-e2e-pg-primary-');
+  const standbyRoot = tmpDir('svc-e2e-pg-standby-');
+  const daemons: (DaemonProcess | undefined)[] = [];
+  let env: Record<string, string>;
+  let primaryUrl: string;
+  let standbyUrl: string;
+  let ca: Buffer;
+  let bot: string;
+  let publicKey: string;
+
+  beforeAll(async () => {
+    ({ url: primaryUrl } = await startServer(primaryRoot.path, { ownerPid: process.pid }));
+    env = { SVC_HOME: join(tmp.path, 'home'), SVC_STORE: primaryUrl };
+    ({ ca, bot, publicKey } = await seed(env, tmp.path));
+    ({ url: standbyUrl } = await startStandby(standbyRoot.path, primaryUrl, { ownerPid: process.pid }));
+    // An acknowledged commit is on the standby: the primary waits for it before COMMIT returns.
+    const sql = new pg.Client({ connectionString: primaryUrl });
+    await sql.connect();
+    try {
+      await sql.query("ALTER SYSTEM SET synchronous_standby_names = '*'");
+      await sql.query('SELECT pg_reload_conf()');
+      for (;;) {
+        const { rows } = await sql.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'",
+        );
+        if (rows[0]!.n === 1) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await sql.end();
+    }
+    const hosts = (u: string) => new URL(u).host;
+    const multi = `postgresql://postgres@${hosts(primaryUrl)},${hosts(standbyUrl)}/postgres?target_session_attrs=read-write`;
+    for (const i of [0, 1])
+      daemons[i] = await startDaemonProcess(['--anchor-interval', '1s'], {
+        ...env,
+        SVC_STORE: multi,
+        SVC_REPLICA_ID: `f${i}`,
+      });
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const d of daemons) d?.child.kill('SIGKILL');
+    stopServer(primaryRoot.path);
+    stopServer(standbyRoot.path);
+    primaryRoot.cleanup();
+    standbyRoot.cleanup();
+    tmp.cleanup();
+  });
+
+  it('the primary stops under load, the standby is promoted: the daemons move to it on their own and lose nothing', async () => {
+    const clients = daemons.map((d) => client(d!, ca, bot));
+    try {
+      const run = load(clients, 'failover', 4);
+      await run.more(100);
+      await pgCtl(primaryRoot.path, ['-m', 'immediate', '-w', '-t', '60', 'stop']);
+      await run.more(20);
+      await pgCtl(standbyRoot.path, ['-w', '-t', '60', 'promote']);
+      await Promise.all(clients.map(ready));
+      const after = run.answers.length;
+      await run.more(100);
+      const answers = await run.end();
+
+      const odd = answers.filter(({ answer: a }) => ![200, 409, 503].includes(a.status));
+      expect(odd.slice(0, 3)).toEqual([]);
+      for (const { answer: a } of answers) if (a.status === 503) expect(a.body.code).toBe('unavailable');
+      // decided on the promoted standby, without a restart of either daemon
+      expect(answers.slice(after).filter(({ answer: a }) => a.status === 200).length).toBeGreaterThan(0);
+      expect(daemons.every((d) => d!.child.exitCode === null)).toBe(true);
+      const logs = daemons.map((d) => `${d!.stdout()}${d!.stderr()}`).join('\n');
+      expect(logs).not.toMatch(/"statusCode":500|"code":"internal"/);
+      await expectIntact(standbyUrl, acked(answers), env, tmp.path, publicKey);
     } finally {
       await Promise.all(clients.map((c) => c.pool.destroy()));
     }
