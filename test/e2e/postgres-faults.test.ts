@@ -199,8 +199,14 @@ describe.skipIf(noServer !== undefined)('two daemon replicas on a PostgreSQL ser
     ({ url } = await startServer(pgRoot.path, { ownerPid: process.pid }));
     env = { SVC_HOME: join(tmp.path, 'home'), SVC_STORE: url };
     ({ ca, bot, publicKey } = await seed(env, tmp.path));
+    // A replica stopped inside a transaction holds the tenant's lock: the server ends that
+    // transaction after idle_in_transaction_session_timeout (set short here, in the URL).
     for (const i of [0, 1])
-      daemons[i] = await startDaemonProcess(['--anchor-interval', '1s'], { ...env, SVC_REPLICA_ID: `r${i}` });
+      daemons[i] = await startDaemonProcess(['--anchor-interval', '1s'], {
+        ...env,
+        SVC_STORE: `${url}?idle_in_transaction_session_timeout=3000`,
+        SVC_REPLICA_ID: `r${i}`,
+      });
   }, 180_000);
 
   afterAll(async () => {
@@ -254,6 +260,78 @@ describe.skipIf(noServer !== undefined)('two daemon replicas on a PostgreSQL ser
       // recovered without a restart: the last answers are decisions again
       expect(answers.slice(-20).some(({ answer: a }) => a.status === 200)).toBe(true);
       await expectIntact(url, acked(answers), env, tmp.path, publicKey);
+    } finally {
+      await Promise.all(clients.map((c) => c.pool.destroy()));
+    }
+  }, 240_000);
+
+  it('an outside session holds a table lock the decisions need, on a pool of two: bounded 503s, then decisions again', async () => {
+    // pool_size=2, one held for the replica id: the batch waiting on the lock holds the only
+    // other connection, so every other read waits for the pool (connect_timeout) as well as
+    // for the lock (the queue's lock_timeout)
+    const small = await startDaemonProcess([], {
+      ...env,
+      SVC_STORE: `${url}?pool_size=2&connect_timeout=2&statement_timeout=8000`,
+      SVC_REPLICA_ID: 'small-pool',
+    });
+    const c = client(small, ca, bot, 8);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      expect(await c.act('lock-before')).toMatchObject({ status: 200 });
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE journal IN ACCESS EXCLUSIVE MODE');
+      let held: Answer[];
+      try {
+        // every request answers while the lock is held: none hangs (the test's timeout is the bound)
+        held = await Promise.all(Array.from({ length: 8 }, (_, i) => c.act(`locked-${i}`)));
+      } finally {
+        await holder.query('ROLLBACK');
+      }
+      for (const a of held) {
+        expect(a.status).toBe(503);
+        expect(a.body.code).toBe('unavailable');
+        expect(a.body.reason).toMatch(/nothing was committed or executed/);
+      }
+      const after = await Promise.all(Array.from({ length: 8 }, (_, i) => c.act(`locked-${i}`)));
+      expect(after.map((a) => a.body.decision)).toEqual(after.map(() => 'allowed'));
+    } finally {
+      await holder.end();
+      await c.pool.destroy();
+      expect(await small.stop()).toBe(0);
+    }
+  }, 240_000);
+
+  it('a replica stopped (SIGSTOP) mid-load and continued (SIGCONT): the other decides meanwhile, nothing is corrupted', async () => {
+    const clients = daemons.map((d) => client(d!, ca, bot));
+    try {
+      const run = load(clients, 'sigstop', 4);
+      await run.more(100);
+      daemons[0]!.child.kill('SIGSTOP');
+      let whileStopped: number;
+      try {
+        // the other replica goes on deciding: the server ends the stopped one's transaction
+        const before = run.answers.filter((a) => a.answer.status === 200).length;
+        for (;;) {
+          await run.more(10);
+          whileStopped = run.answers.filter((a) => a.answer.status === 200).length - before;
+          if (whileStopped >= 20) break;
+        }
+      } finally {
+        daemons[0]!.child.kill('SIGCONT');
+      }
+      await Promise.all(clients.map(ready));
+      await run.more(100);
+      const answers = await run.end();
+      expect(whileStopped).toBeGreaterThanOrEqual(20);
+      const odd = answers.filter(({ answer: a }) => ![200, 409, 503].includes(a.status));
+      expect(odd.slice(0, 3)).toEqual([]);
+      // both replicas decide again after SIGCONT, without a restart
+      expect(daemons.every((d) => d!.child.exitCode === null)).toBe(true);
+      const r0 = await clients[0]!.act('sigstop-after');
+      expect(r0).toMatchObject({ status: 200, body: { decision: 'allowed' } });
+      expect(logs()).not.toMatch(/"statusCode":500|"code":"internal"/);
+      await expectIntact(url, [...acked(answers), r0], env, tmp.path, publicKey);
     } finally {
       await Promise.all(clients.map((c) => c.pool.destroy()));
     }

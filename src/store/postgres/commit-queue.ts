@@ -182,7 +182,8 @@ export class PgCommitQueue {
       (err as { code?: unknown }).code === '55P03'
         ? new SvcError(
             'unavailable',
-            'the store is busy: another replica held the tenant lock too long; nothing was committed or executed',
+            // the tenant's lock (another replica's batch) or a table lock (an outside session)
+            'the store is busy: a lock the decision needs was held too long; nothing was committed or executed',
             { cause: err, remedy: 'retry with the same body and effect key' },
           )
         : new SvcError(

@@ -50,7 +50,8 @@ const SETTING_KEYS: Readonly<
   },
   // libpq's key, in seconds as libpq reads it
   connect_timeout: { key: 'connectTimeoutMs', min: 1, max: 3600, scale: 1000 },
-  pool_size: { key: 'poolSize', min: 1, max: 1000, scale: 1 },
+  // at least 2: a daemon holds one connection for its replica id (replica.ts)
+  pool_size: { key: 'poolSize', min: 2, max: 1000, scale: 1 },
 };
 
 /** `scheme://[userinfo@]hosts[/path][?query][#fragment]`, split without decoding anything. */

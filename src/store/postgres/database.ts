@@ -311,8 +311,13 @@ export function pgStoreError(err: unknown, what: string): unknown {
   if (code === '23503') {
     return new SvcError('not_found', `${what} refers to something that does not exist`, { cause: err });
   }
-  if (RETRY_CODES.has(code))
-    return new SvcError('unavailable', 'the database is busy; try again', { cause: err });
+  if (RETRY_CODES.has(code)) {
+    // the statement failed, so its transaction rolled back: certain, unlike a lost COMMIT
+    return new SvcError('unavailable', 'the database is busy; nothing was committed or executed', {
+      cause: err,
+      remedy: 'retry with the same body (and effect key)',
+    });
+  }
   if (isStoreUnreachable(err)) return storeUnreachable(err);
   return err;
 }

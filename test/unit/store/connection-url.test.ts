@@ -77,7 +77,7 @@ describe('PostgreSQL connection URLs', () => {
     const bad = [
       ['postgres://u:pw@a:99999,b/db', /host "a:99999" .* HOST:PORT/],
       ['postgres://u:pw@a,,b/db', /empty host/],
-      ['postgres://u:pw@a/db?pool_size=0', /pool_size must be an integer from 1 to 1000, got "0"/],
+      ['postgres://u:pw@a/db?pool_size=0', /pool_size must be an integer from 2 to 1000, got "0"/],
       [
         'postgres://u:pw@a/db?lock_timeout=5s',
         /lock_timeout must be an integer from 0 to 86400000 \(milliseconds\)/,
