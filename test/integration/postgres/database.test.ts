@@ -151,6 +151,39 @@ describe.skipIf('skip' in server)('PgDb', () => {
     }
   });
 
+  it('with several hosts, skips one that refuses connections and works on the next', async () => {
+    const real = new URL(fresh.url);
+    const multi = `postgresql://${real.username}@127.0.0.1:1,${real.host}${real.pathname}${real.search}`;
+    const db2 = await PgDb.connect(multi, { connectTimeoutMs: 5000 });
+    try {
+      expect(await db2.query<{ n: number }>('SELECT 1 AS n')).toEqual([{ n: 1 }]);
+      expect(db2.currentUrl()).toContain(real.host);
+      expect(db2.redactedUrl).toBe(multi);
+    } finally {
+      await db2.close();
+    }
+  });
+
+  it('asked for a writable session (target_session_attrs), refuses a host whose sessions are read-only', async () => {
+    const ro = await freshDatabase();
+    try {
+      const name = new URL(ro.url).pathname.slice(1);
+      await db.query(`ALTER ROLE CURRENT_USER IN DATABASE "${name}" SET default_transaction_read_only = on`);
+      const sep = ro.url.includes('?') ? '&' : '?';
+      const err = await PgDb.connect(`${ro.url}${sep}target_session_attrs=read-write`).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SvcError);
+      expect(err).toMatchObject({ code: 'unavailable' });
+      expect((err as SvcError).reason).toMatch(/accepts no writes/);
+      // without the attribute a single host is taken as it is (/readyz says it is read-only)
+      const plain = await PgDb.connect(ro.url);
+      await plain.close();
+    } finally {
+      await ro.drop();
+    }
+  });
+
   it('refuses a pool size that is not a positive integer', () => {
     expect(() => new PgDb(fresh.url, { poolSize: 0 })).toThrow(/pool size/);
   });
