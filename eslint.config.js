@@ -106,6 +106,7 @@ export const storeFailureFiles = [
   'src/store/postgres/store.ts', // the pool cannot reach the server
   'src/store/postgres/migrate.ts', // the schema is ahead of or behind this build
   'src/store/postgres/replica.ts', // the replica id: malformed, or held by another live daemon
+  'src/store/postgres/connection-url.ts', // the store URL as written: its hosts, ports and svc's settings
 ];
 // Adapters that may still raise business errors because a use case runs inside them: none
 // since issue 24 moved every use case to core. An entry names the use case that must move;

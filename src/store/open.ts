@@ -1,6 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import type { Store } from './ports.js';
-import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
+import { isPostgresUrl, parsePgUrl, redactUrl } from './postgres/connection-url.js';
 import type { LockWait } from './sqlite/write-lock.js';
 import type { CommitObserver } from './commit-observer.js';
 import type { RecordedDecisions } from './replay-ports.js';
@@ -33,11 +33,8 @@ export interface OpenStoreOptions {
 export function resolveStoreSpec(choice: string | undefined, sqliteFile: string): string {
   if (choice === undefined || choice === '' || choice === 'sqlite') return sqliteFile;
   if (isPostgresUrl(choice)) {
-    try {
-      new URL(choice);
-    } catch {
-      throw new SvcError('usage', `--store: ${redactUrl(choice)} is not a valid URL`, { field: 'store' });
-    }
+    // throws a usage error naming the store and what was wrong (hosts, ports, svc's settings)
+    parsePgUrl(choice);
     return choice;
   }
   throw new SvcError(

@@ -60,6 +60,65 @@ export async function startServer(root: string, opts: { ownerPid?: number } = {}
   throw new Error(`the test PostgreSQL server did not start: ${lastError}`);
 }
 
+/**
+ * A streaming-replication standby of the server at `primaryUrl`, in `root`: a base backup
+ * taken with `pg_basebackup -R` (it writes the primary_conninfo and standby.signal), started
+ * as a hot standby on a port of its own. It keeps following the primary until promoted.
+ */
+export async function startStandby(
+  root: string,
+  primaryUrl: string,
+  opts: { ownerPid?: number } = {},
+): Promise<{ url: string }> {
+  const bin = serverBinDir();
+  const asServer = serverUser(root);
+  const data = join(root, 'data');
+  const primary = new URL(primaryUrl);
+  run(asServer, join(bin, 'pg_basebackup'), [
+    '-D',
+    data,
+    '-h',
+    primary.hostname,
+    '-p',
+    primary.port,
+    '-U',
+    'postgres',
+    '-R',
+    '-X',
+    'stream',
+    '--no-sync',
+  ]);
+  let lastError = '';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const options = [
+      '-c listen_addresses=127.0.0.1',
+      `-c port=${port}`,
+      `-c unix_socket_directories=${root}`,
+      '-c hot_standby=on',
+      '-c max_connections=300',
+    ].join(' ');
+    const started = runStatus(asServer, join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(root, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      options,
+      'start',
+    ]);
+    if (started.ok) {
+      if (opts.ownerPid !== undefined) watch(opts.ownerPid, asServer, join(bin, 'pg_ctl'), root);
+      return { url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+    }
+    lastError = `${started.output}\n${tail(join(root, 'server.log'))}`;
+  }
+  throw new Error(`the test PostgreSQL standby did not start: ${lastError}`);
+}
+
 /** Stop the server started in `root`, if one is running. */
 export function stopServer(root: string): void {
   const data = join(root, 'data');
@@ -107,6 +166,26 @@ export function restartServer(root: string): void {
     throw new Error(
       `the test PostgreSQL server did not start again: ${r.output}\n${tail(join(root, 'server.log'))}`,
     );
+}
+
+/**
+ * Run `pg_ctl` on the server in `root` without blocking the event loop, so load a test
+ * keeps running meets the stop, restart or promotion mid-flight (the functions above block).
+ * Rejects with pg_ctl's output and the log's tail when it fails.
+ */
+export function pgCtl(root: string, args: string[]): Promise<void> {
+  const argv = [...serverUser(root), join(serverBinDir(), 'pg_ctl'), '-D', join(root, 'data'), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`pg_ctl ${args.join(' ')} failed: ${output}\n${tail(join(root, 'server.log'))}`));
+    });
+  });
 }
 
 /**

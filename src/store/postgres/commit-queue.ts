@@ -1,5 +1,5 @@
 import { SvcError } from '../../core/errors.js';
-import { pgStoreError, type PgDb } from './database.js';
+import { isStoreUnreachable, pgStoreError, type PgDb } from './database.js';
 import { lockTenants } from './locks.js';
 import { preparedTransaction, type PreparedTx } from './prepared.js';
 
@@ -147,17 +147,20 @@ export class PgCommitQueue {
 
   private async run(batch: Job<unknown>[]): Promise<void> {
     this.stats.batches++;
+    // Set once every job has run and its writes are sent: a failure after it is the COMMIT's,
+    // whose outcome is unknown.
+    const phase = { committing: false };
     try {
       try {
-        await this.transaction(batch, false);
+        await this.transaction(batch, false, phase);
       } catch (err) {
         if (!(err instanceof RunWithSavepoints)) throw err;
         this.stats.reruns++;
         for (const job of batch) delete job.result;
-        await this.transaction(batch, true);
+        await this.transaction(batch, true, phase);
       }
     } catch (err) {
-      this.failAll(batch, err);
+      this.failAll(batch, err, phase.committing);
       return;
     }
     for (const job of batch) {
@@ -167,7 +170,11 @@ export class PgCommitQueue {
     }
   }
 
-  private transaction(batch: Job<unknown>[], savepoints: boolean): Promise<void> {
+  private transaction(
+    batch: Job<unknown>[],
+    savepoints: boolean,
+    phase: { committing: boolean },
+  ): Promise<void> {
     return preparedTransaction(
       this.db.pool,
       async (tx) => {
@@ -206,24 +213,36 @@ export class PgCommitQueue {
           }
         }
         if (shared) await shareOrRetry(() => shared.finish());
+        phase.committing = true;
       },
       this.db.outbox,
       `SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`,
     );
   }
 
-  private failAll(batch: Job<unknown>[], err: unknown): void {
+  private failAll(batch: Job<unknown>[], err: unknown, committing: boolean): void {
     if (err instanceof JobFailed) {
       // A batch of one whose job threw: rolled back, answered with the job's own error.
       const r = batch[0]!.result as { ok: false; error: unknown };
       batch[0]!.reject(pgStoreError(r.error, 'the record'));
       return;
     }
+    if (committing && isStoreUnreachable(err)) {
+      // The connection went during COMMIT: the server may have committed. Saying "nothing
+      // was committed" here would be false, so each caller is told what to reconcile.
+      for (const job of batch) {
+        // a job rolled back to its savepoint changed nothing: its own error is still its answer
+        if (job.result?.ok === false) job.reject(pgStoreError(job.result.error, 'the record'));
+        else job.reject(commitUncertain(err, intentOf(job)));
+      }
+      return;
+    }
     const failure =
       (err as { code?: unknown }).code === '55P03'
         ? new SvcError(
             'unavailable',
-            'the store is busy: another replica held the tenant lock too long; nothing was committed or executed',
+            // the tenant's lock (another replica's batch) or a table lock (an outside session)
+            'the store is busy: a lock the decision needs was held too long; nothing was committed or executed',
             { cause: err, remedy: 'retry with the same body and effect key' },
           )
         : new SvcError(
@@ -238,6 +257,31 @@ export class PgCommitQueue {
           );
     for (const job of batch) job.reject(failure);
   }
+}
+
+/** The intent a job sealed, when its value names one (a decision): what the caller reconciles. */
+function intentOf(job: Job<unknown>): string | undefined {
+  const value =
+    job.result?.ok === true ? (job.result.value as { intentId?: unknown } | undefined) : undefined;
+  return typeof value?.intentId === 'string' ? value.intentId : undefined;
+}
+
+/**
+ * A COMMIT whose connection was lost: committed or not, the caller cannot tell. The spec's
+ * 503 for an uncertain outcome names what to reconcile; the effect key makes a retry safe
+ * either way (it answers with the recorded outcome, or decides once).
+ */
+export function commitUncertain(cause: unknown, intentId: string | undefined): SvcError {
+  const what = intentId === undefined ? 'the decision' : `intent ${intentId}`;
+  return new SvcError(
+    'unavailable',
+    `the connection to the database was lost while ${what} was being committed: it may have been recorded; its outcome is unknown`,
+    {
+      cause,
+      remedy:
+        'reconcile with GET /v1/receipts?task_id=<task> (or svc receipts list --task) before acting; a retry with the same body and effect key answers with the recorded outcome or decides once',
+    },
+  );
 }
 
 /** Thrown out of a batch of one to roll it back; the job's own error is answered. */

@@ -28,7 +28,8 @@ export class RevocationFeed {
   private unheard = 0;
 
   constructor(
-    private readonly url: string,
+    /** where to connect now: with several hosts, the one the pool found accepting writes */
+    private readonly url: () => string,
     private readonly opts: { connectTimeoutMs: number; applicationName: string },
   ) {}
 
@@ -86,7 +87,7 @@ export class RevocationFeed {
   private async connect(): Promise<void> {
     while (!this.closed) {
       const client = new pg.Client({
-        connectionString: this.url,
+        connectionString: this.url(),
         connectionTimeoutMillis: this.opts.connectTimeoutMs,
         application_name: `${this.opts.applicationName} (revocations)`,
         keepAlive: true,

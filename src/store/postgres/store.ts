@@ -90,7 +90,7 @@ export class PgStore implements Store {
     url: string,
     opts: PgStoreOptions,
   ) {
-    this.revocations = new RevocationFeed(url, {
+    this.revocations = new RevocationFeed(() => db.currentUrl(), {
       connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
       applicationName: opts.applicationName ?? 'svc',
     });

@@ -103,7 +103,7 @@ describe.skipIf('skip' in server)('PgDb', () => {
       const err = await slow.query('SELECT pg_sleep(2)').catch((e: unknown) => e);
       expect(pgStoreError(err, 'x')).toMatchObject({
         code: 'unavailable',
-        reason: 'the database is busy; try again',
+        reason: 'the database is busy; nothing was committed or executed',
       });
     } finally {
       await slow.close();
@@ -118,6 +118,70 @@ describe.skipIf('skip' in server)('PgDb', () => {
     expect(err).toMatchObject({ code: 'unavailable' });
     expect((err as SvcError).reason).toContain('postgresql://svc:***@127.0.0.1:1/svc');
     expect((err as SvcError).reason).not.toContain('s3cret-pw');
+  });
+
+  it("opens every session with svc's limits: defaults, or what the URL sets", async () => {
+    const limits = (d: PgDb) =>
+      d.query<{ s: string; l: string; i: string }>(
+        `SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l,
+           current_setting('idle_in_transaction_session_timeout') AS i`,
+      );
+    expect(await limits(db)).toEqual([{ s: '30s', l: '10s', i: '1min' }]);
+    const sep = fresh.url.includes('?') ? '&' : '?';
+    const tuned = await PgDb.connect(
+      `${fresh.url}${sep}statement_timeout=4000&lock_timeout=250&idle_in_transaction_session_timeout=7000&pool_size=2`,
+    );
+    try {
+      expect(await limits(tuned)).toEqual([{ s: '4s', l: '250ms', i: '7s' }]);
+      expect(tuned.pool.options.max).toBe(2);
+      // the lock limit is what ends a wait on a lock an outside session holds
+      const holder = await db.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE');
+        const err = await tuned.query('SELECT count(*) FROM tenants').catch((e: unknown) => e);
+        expect((err as { code?: string }).code).toBe('55P03');
+        expect(pgStoreError(err, 'x')).toMatchObject({ code: 'unavailable' });
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    } finally {
+      await tuned.close();
+    }
+  });
+
+  it('with several hosts, skips one that refuses connections and works on the next', async () => {
+    const real = new URL(fresh.url);
+    const multi = `postgresql://${real.username}@127.0.0.1:1,${real.host}${real.pathname}${real.search}`;
+    const db2 = await PgDb.connect(multi, { connectTimeoutMs: 5000 });
+    try {
+      expect(await db2.query<{ n: number }>('SELECT 1 AS n')).toEqual([{ n: 1 }]);
+      expect(db2.currentUrl()).toContain(real.host);
+      expect(db2.redactedUrl).toBe(multi);
+    } finally {
+      await db2.close();
+    }
+  });
+
+  it('asked for a writable session (target_session_attrs), refuses a host whose sessions are read-only', async () => {
+    const ro = await freshDatabase();
+    try {
+      const name = new URL(ro.url).pathname.slice(1);
+      await db.query(`ALTER ROLE CURRENT_USER IN DATABASE "${name}" SET default_transaction_read_only = on`);
+      const sep = ro.url.includes('?') ? '&' : '?';
+      const err = await PgDb.connect(`${ro.url}${sep}target_session_attrs=read-write`).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SvcError);
+      expect(err).toMatchObject({ code: 'unavailable' });
+      expect((err as SvcError).reason).toMatch(/accepts no writes/);
+      // without the attribute a single host is taken as it is (/readyz says it is read-only)
+      const plain = await PgDb.connect(ro.url);
+      await plain.close();
+    } finally {
+      await ro.drop();
+    }
   });
 
   it('refuses a pool size that is not a positive integer', () => {
