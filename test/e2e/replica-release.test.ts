@@ -156,6 +156,12 @@ describe.skipIf('skip' in server)(
       expect(listed[0]).toMatchObject({ pid: daemons[0].child.pid, version: VERSION });
       expect(listed[0]!.last_heartbeat).toMatch(/Z$/);
       expect(listed[0]!.heartbeat_age_ms).toBeGreaterThanOrEqual(0);
+      // Only the database is needed: a host with no data dir lists them too.
+      const elsewhere = await runJson<{ items: ReplicaItem[] }>(['store', 'replicas'], {
+        ...env,
+        SVC_HOME: join(tmp.path, 'no-data-dir-here'),
+      });
+      expect(elsewhere.items.map((r) => r.replica_id)).toEqual(['web-0', 'web-1']);
       const table = await runSvc(['store', 'replicas'], env);
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/web-0\s.*held \(live\)/);

@@ -14,7 +14,7 @@ export default class StoreReplicas extends DataDirCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(StoreReplicas);
-    await this.withStore(flags, (store) =>
+    await this.withDatabase(flags, (store) =>
       this.list(onePage(store.replicas.list().then((rs) => rs.map(replicaView))), REPLICA_COLUMNS),
     );
   }

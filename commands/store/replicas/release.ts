@@ -17,7 +17,7 @@ export default class StoreReplicasRelease extends DataDirCommand {
 
   async run(): Promise<ReplicaReleaseView> {
     const { args, flags } = await this.parse(StoreReplicasRelease);
-    const result = await this.withStore(flags, (store) =>
+    const result = await this.withDatabase(flags, (store) =>
       store.replicas.release(args.id, { host: hostname(), pid: process.pid }),
     );
     const view = replicaReleaseView(result);
