@@ -17,6 +17,7 @@ import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 import { drainOrStopHard } from '../../src/cli/daemon-stop.js';
 import { MAX_RETRY_SPEEDUP } from '../../src/core/notify/retry-schedule.js';
 import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
+import { replicaIdFlag } from '../../src/cli/replica-id-flag.js';
 
 const NOTIFY_TIMEOUT_BOUNDS = { minMs: 1000, maxMs: 60_000 };
 
@@ -140,6 +141,7 @@ export default class DaemonStart extends DataDirCommand {
       min: 1,
       max: MAX_RETRY_SPEEDUP,
     }),
+    'replica-id': replicaIdFlag(),
     ...metricsFlags,
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
@@ -171,6 +173,7 @@ export default class DaemonStart extends DataDirCommand {
     const daemon = await startDaemon({
       dataDir: dir.root,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
+      ...(flags['replica-id'] !== undefined ? { replicaId: flags['replica-id'] } : {}),
       listen: flags.listen,
       allowInsecureHttp: flags['allow-insecure-http'],
       ...(flags['tls-cert'] !== undefined ? { tlsCert: flags['tls-cert'] } : {}),
@@ -198,6 +201,10 @@ export default class DaemonStart extends DataDirCommand {
     if (flags['allow-insecure-http'])
       this.logToStderr(
         `warning: serving plain HTTP (--allow-insecure-http${sourceNote(s.origins['allow-insecure-http'])})`,
+      );
+    if (flags['replica-id'] !== undefined && dir.postgresUrl === undefined)
+      this.logToStderr(
+        `warning: the replica id (--replica-id${sourceNote(s.origins['replica-id'])}) is not used: replicas need a PostgreSQL store (--store)`,
       );
     this.logToStderr(`svc daemon listening on ${daemon.url}${flags['client-ca'] ? ' (mutual TLS)' : ''}`);
     if (flags['notify-retry-speedup'] > 1)

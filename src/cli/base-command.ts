@@ -2,6 +2,7 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import chalk from 'chalk';
 import type { SvcError } from '../core/errors.js';
 import { DataDir, resolveDataDir } from '../store/data-dir.js';
+import { openStore } from '../store/open.js';
 import type { Store } from '../store/ports.js';
 import { asSvcError, exitCodeFor } from './exit-codes.js';
 import {
@@ -113,6 +114,20 @@ export abstract class DataDirCommand extends SvcCommand {
   protected dataDir(flags: StoreFlags): DataDir {
     const root = resolveDataDir(flags['data-dir'], process.env, process.cwd());
     return new DataDir(root, flags.store ?? process.env.SVC_STORE);
+  }
+
+  /**
+   * As `withStore`, for the commands that need only the database (`svc store replicas`): on
+   * PostgreSQL no data dir is needed, so an operator's host that holds none can run them.
+   */
+  protected async withDatabase<T>(flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+    const dir = this.dataDir(flags);
+    const store = dir.onPostgres ? await openStore(dir.store) : await dir.openStore();
+    try {
+      return await fn(store);
+    } finally {
+      await store.close();
+    }
   }
 
   /** Open the store, run, and always close it. */

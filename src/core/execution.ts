@@ -65,12 +65,27 @@ export function* finishExecution(
   return yield* seal(e, o, { sent_digest: o.sentDigest, recovered: false }, clock);
 }
 
-/** Start-up recovery: a pending call whose daemon is gone becomes outcome unknown; it is never sent again. */
+/**
+ * Who released a replica gone for good (`svc store replicas release`): its calls are sealed
+ * as its own start-up would seal them, and each record says so.
+ */
+export interface ReplicaReleaseMark {
+  replica_id: string;
+  /** the host and process that released it */
+  host: string;
+  pid: number;
+}
+
+/**
+ * Start-up recovery: a pending call whose daemon is gone becomes outcome unknown; it is never
+ * sent again. The same seal for a released replica's calls, with `release` in the record.
+ */
 export function* sealInterrupted(
   e: StoredExecution,
   clock: () => Date,
+  release?: ReplicaReleaseMark,
 ): UseCase<ExecutionOps, SealedReceipt> {
-  return yield* seal(e, INTERRUPTED, { recovered: true }, clock);
+  return yield* seal(e, INTERRUPTED, release ? { recovered: true, release } : { recovered: true }, clock);
 }
 
 function* seal(

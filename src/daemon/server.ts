@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServerLimits } from '../http/limits.js';
@@ -44,11 +45,15 @@ import { DeliveryLoop } from '../notify/delivery-loop.js';
 import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
 import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from '../notify/outbound-policy.js';
 import { closeOutboundConnections } from '../notify/outbound-http.js';
+import { packageVersion } from '../http/version.js';
+import { ReplicaHeartbeat } from './replica-heartbeat.js';
 
 export interface DaemonStartOptions {
   dataDir: string;
   /** `--store` / `$SVC_STORE`: a PostgreSQL URL, else the data dir's SQLite database */
   store?: string;
+  /** `--replica-id` (or `$SVC_REPLICA_ID`): this replica's name on PostgreSQL; default the host name */
+  replicaId?: string;
   listen: string;
   allowInsecureHttp: boolean;
   tlsCert?: string;
@@ -151,6 +156,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
     lockWait: DAEMON_WAIT,
     checkpointer: true,
     applicationName: 'svc daemon',
+    ...(o.replicaId !== undefined ? { replicaId: o.replicaId } : {}),
     quiet: () => activity.quiet(),
     ...(metrics ? { commits: metrics } : {}),
   });
@@ -200,9 +206,19 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   if (interrupted > 0) {
     app.log.warn({ executions: interrupted }, 'interrupted brokered executions recorded as outcome unknown');
   }
+  // On PostgreSQL the replica records itself under the claim start-up recovery just took.
+  const heartbeat = dir.onPostgres
+    ? new ReplicaHeartbeat(
+        store.replicas,
+        { host: hostname(), version: packageVersion(), startedAt: new Date().toISOString() },
+        app.log,
+      )
+    : undefined;
+  await heartbeat?.start();
   try {
     await app.listen({ host, port });
   } catch (err) {
+    await heartbeat?.stop();
     await store.close();
     throw listenError(o.listen, err);
   }
@@ -231,6 +247,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       await anchors.stop({ flush: false });
       await notify.close();
       await attestor.close();
+      await heartbeat?.stop();
       await store.close();
       throw err;
     }
@@ -309,6 +326,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
         await closeOutboundConnections();
         await anchors.stop({ flush: true });
         await attestor.close();
+        await heartbeat?.stop();
         await store.close();
         app.log.info('daemon stopped');
       })()),

@@ -1,5 +1,6 @@
 import { SvcError } from '../core/errors.js';
 import type { PgTx } from './postgres/database.js';
+import { PG_ONLY_TABLES } from './postgres/schema.js';
 import type { Db } from './sqlite/database.js';
 
 /** One table as `svc store migrate` copies and compares it. */
@@ -15,8 +16,12 @@ export interface TablePlan {
   tenantColumn: string | null;
 }
 
-/** Tables the PostgreSQL schema keeps for itself: never copied, never counted as content. */
-export const PG_OWN_TABLES = new Set(['schema_migrations']);
+/**
+ * Tables the PostgreSQL schema keeps for itself: never copied, never counted as content. The
+ * replicas a database has seen are its own too: a daemon started on the empty target before
+ * the copy leaves its heartbeat there, not data.
+ */
+export const PG_OWN_TABLES = new Set(['schema_migrations', ...PG_ONLY_TABLES]);
 
 /** A name as an SQL identifier: the names come from the two catalogs, quoted all the same. */
 export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;

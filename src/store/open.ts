@@ -23,6 +23,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: shown in pg_stat_activity. */
   applicationName?: string;
+  /** PostgreSQL: this daemon's replica id (`--replica-id`); default `$SVC_REPLICA_ID`, else the host name. */
+  replicaId?: string;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function openStore(spec: string, opts: OpenStoreOptions = {}): Prom
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.poolSize !== undefined ? { poolSize: opts.poolSize } : {}),
       ...(opts.applicationName !== undefined ? { applicationName: opts.applicationName } : {}),
+      ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}),
     });
   }
   // Also on demand: commands that only talk to the daemon never open a store, and the SQLite

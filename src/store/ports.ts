@@ -10,6 +10,7 @@ import type { EffectStore } from './effect-ports.js';
 import type { ExecutionStore, SecretRepo, SurfaceRepo } from './integration-ports.js';
 import type { EvidencePorts } from './evidence-ports.js';
 import type { CapabilityRepo, PermissionRepo, PolicyRepo, TaskRepo } from './registry-ports.js';
+import type { ReplicaRepo } from './replica-ports.js';
 
 /**
  * Store ports. Every method is async so the PostgreSQL adapter fits behind the same
@@ -102,6 +103,8 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly effects: EffectStore;
   readonly surfaces: SurfaceRepo;
   readonly executions: ExecutionStore;
+  /** The daemon replicas on a PostgreSQL database (issue 28); refused on SQLite. */
+  readonly replicas: ReplicaRepo;
   readonly secrets: SecretRepo;
   /** The console's theme revisions and sign-in sessions. */
   readonly themes: ThemeRepo;

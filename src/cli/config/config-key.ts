@@ -51,6 +51,7 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'witness-ca': 'id-path',
   'log-key': 'name-key',
   id: 'text',
+  'replica-id': 'text',
 };
 
 /** Flags that steer the command rather than configure it: no key in the file. */

@@ -1,4 +1,9 @@
-import { finishExecution, sealInterrupted, type ExecutionOps } from '../../core/execution.js';
+import {
+  finishExecution,
+  sealInterrupted,
+  type ExecutionOps,
+  type ReplicaReleaseMark,
+} from '../../core/execution.js';
 import { runAsync, type Async } from '../../core/use-case.js';
 import type { SealedReceipt } from '../decision-ports.js';
 import { storedExecution, type ExecutionRow } from '../rows/execution.js';
@@ -65,30 +70,12 @@ export class PgExecutions implements ExecutionStore {
     this.claim ??= await ReplicaClaim.take(this.db, this.owner);
     const mine =
       "state = 'pending' AND (owner_instance = $1 OR owner_instance IS NULL OR owner_instance LIKE 'dmn\\_%')";
-    const tenants = await this.db.query<{ tenant_id: string }>(
-      `SELECT DISTINCT tenant_id FROM executions WHERE ${mine}`,
-      [this.owner.replicaId],
-    );
-    if (tenants.length === 0) return 0;
-    return this.db.tx(async (tx) => {
-      await lockTenants(
-        tx,
-        tenants.map((t) => t.tenant_id),
-      );
-      const rows = await tx.query<ExecutionRow>(
-        `SELECT * FROM executions WHERE ${mine} ORDER BY created_at, id`,
-        [this.owner.replicaId],
-      );
-      const locked = new Set(tenants.map((t) => t.tenant_id));
-      const ops = executionOpsIn(tx);
-      let sealed = 0;
-      for (const row of rows) {
-        if (!locked.has(row.tenant_id)) continue; // its tenant is not locked: left for the next start
-        sealed++;
-        await runAsync(sealInterrupted(storedExecution(row), this.clock), ops);
-      }
-      return sealed;
-    });
+    return (await sealPending(this.db, this.clock, mine, [this.owner.replicaId])).length;
+  }
+
+  /** The claim on this replica's id, once start-up took it (the heartbeat runs on its connection). */
+  get heldClaim(): ReplicaClaim | undefined {
+    return this.claim;
   }
 
   /** Give the replica id back (the store is closing). */
@@ -97,4 +84,53 @@ export class PgExecutions implements ExecutionStore {
     this.claim = undefined;
     await claim?.release();
   }
+}
+
+/** One call sealed by recovery or release: where its record went. */
+export interface SealedPending {
+  tenantId: string;
+  executionId: string;
+  intentId: string;
+  receipt: SealedReceipt;
+}
+
+/**
+ * Seal every pending execution that `where` selects as interrupted (core/execution.ts), in
+ * one transaction holding the tenant locks of all of them. Start-up recovery and the release
+ * of a replica gone for good differ only in which rows they select and in the `release`
+ * mark. `then` runs in the same transaction, after the seals.
+ */
+export async function sealPending(
+  db: PgDb,
+  clock: () => Date,
+  where: string,
+  params: unknown[],
+  release?: ReplicaReleaseMark,
+  then?: (tx: PgTx) => Promise<void>,
+): Promise<SealedPending[]> {
+  const tenants = await db.query<{ tenant_id: string }>(
+    `SELECT DISTINCT tenant_id FROM executions WHERE ${where}`,
+    params,
+  );
+  if (tenants.length === 0 && then === undefined) return [];
+  return db.tx(async (tx) => {
+    await lockTenants(
+      tx,
+      tenants.map((t) => t.tenant_id),
+    );
+    const rows = await tx.query<ExecutionRow>(
+      `SELECT * FROM executions WHERE ${where} ORDER BY created_at, id`,
+      params,
+    );
+    const locked = new Set(tenants.map((t) => t.tenant_id));
+    const ops = executionOpsIn(tx);
+    const sealed: SealedPending[] = [];
+    for (const row of rows) {
+      if (!locked.has(row.tenant_id)) continue; // its tenant is not locked: left for the next run
+      const receipt = await runAsync(sealInterrupted(storedExecution(row), clock, release), ops);
+      sealed.push({ tenantId: row.tenant_id, executionId: row.id, intentId: row.intent_id, receipt });
+    }
+    await then?.(tx);
+    return sealed;
+  });
 }

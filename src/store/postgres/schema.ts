@@ -671,6 +671,25 @@ const MIGRATION_SHADOW = `
   );
 `;
 
+/**
+ * The replicas the database has seen (PostgreSQL only: a SQLite data dir has one daemon).
+ * Each daemon writes its row under its replica claim and beats every few seconds; times are
+ * the database's clock, so replicas on hosts whose clocks disagree still compare.
+ */
+const MIGRATION_REPLICAS = `
+  CREATE TABLE replicas (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid BIGINT NOT NULL,
+    version TEXT NOT NULL,
+    started_at TIMESTAMPTZ NOT NULL,
+    last_heartbeat TIMESTAMPTZ NOT NULL
+  );
+`;
+
+/** Tables only the PostgreSQL schema has (the schema parity test leaves them out). */
+export const PG_ONLY_TABLES: readonly string[] = ['replicas'];
+
 export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_1),
   MIGRATION_2,
@@ -682,4 +701,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_POLICY_VERSIONS),
   collateC(MIGRATION_DECISION_INPUTS),
   collateC(MIGRATION_SHADOW),
+  collateC(MIGRATION_REPLICAS),
 ];

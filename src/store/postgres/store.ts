@@ -24,6 +24,7 @@ import { PgJournalExports } from './journal-export.js';
 import { PgMerkleProofs } from './merkle-nodes.js';
 import { PgRedactions } from './redactions.js';
 import { replicaOwner } from './replica.js';
+import { PgReplicas } from './replicas.js';
 import { PgSigningKeys } from './keys.js';
 import { PgManagerCards } from './manager-cards.js';
 import { migrate } from './migrate.js';
@@ -67,6 +68,7 @@ export class PgStore implements Store {
   readonly effects: PgEffects;
   readonly surfaces: SurfaceRepo;
   readonly executions: PgExecutions;
+  readonly replicas: PgReplicas;
   readonly secrets: SecretRepo;
   readonly themes: ThemeRepo;
   readonly notify: NotifyRepo;
@@ -122,6 +124,7 @@ export class PgStore implements Store {
     this.decisions = new PgDecisions(commits, clock, owner);
     this.effects = new PgEffects(db, clock);
     this.executions = new PgExecutions(db, clock, commits, owner);
+    this.replicas = new PgReplicas(db, clock, owner, this.executions);
     this.approvals = new PgApprovals(db);
     this.anchors = new PgAnchors(db);
     this.proofs = new PgMerkleProofs(db);

@@ -15,6 +15,7 @@ import { SqliteEffects } from './effects.js';
 import { SqliteEntitlements } from './entitlements.js';
 import { thisProcess, type ExecutionOwner } from './execution-owner.js';
 import { SqliteExecutions } from './executions.js';
+import { SqliteReplicas } from './replicas.js';
 import { SqliteActors, SqliteTenants } from './identity.js';
 import { SqliteJournalExports } from './journal-export.js';
 import { SqliteManagerCards } from './manager-cards.js';
@@ -50,6 +51,7 @@ export class SqliteStore implements Store {
   readonly effects: SqliteEffects;
   readonly surfaces: SqliteSurfaces;
   readonly executions: SqliteExecutions;
+  readonly replicas = new SqliteReplicas();
   readonly secrets: SqliteSecrets;
   readonly taskReads: SqliteTaskReads;
   readonly constraints: SqliteConstraints;

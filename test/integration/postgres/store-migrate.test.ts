@@ -8,6 +8,7 @@ import { SqliteJournalExports } from '../../../src/store/sqlite/journal-export.j
 import { tablePlan } from '../../../src/store/migrate-plan.js';
 import { proveCopy } from '../../../src/store/migrate-proof.js';
 import { PgDb } from '../../../src/store/postgres/database.js';
+import { migrate } from '../../../src/store/postgres/migrate.js';
 import { pgDecisionEvents } from '../../../src/store/postgres/outbox.js';
 import { sqliteDecisionEvents } from '../../../src/store/sqlite/outbox.js';
 import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
@@ -86,6 +87,12 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
     });
     fresh = await freshDatabase();
     pg = await PgDb.connect(fresh.url, { poolSize: 2 });
+    // A replica started on the empty target before the copy: its heartbeat is not content.
+    await migrate(pg);
+    await pg.query(
+      `INSERT INTO replicas (id, host, pid, version, started_at, last_heartbeat)
+       VALUES ('web-1', 'web-1', 1, '0.1.0', now(), now())`,
+    );
   });
   afterAll(async () => {
     await pg?.close();
