@@ -31,6 +31,7 @@ import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
 import { PgPolicyShadows } from './policy-shadow.js';
 import { PgReceipts } from './receipts.js';
+import { PgSealedKeys } from './sealed-keys.js';
 import { PgSecrets } from './secrets.js';
 import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
@@ -68,6 +69,7 @@ export class PgStore implements Store {
   readonly surfaces: SurfaceRepo;
   readonly executions: PgExecutions;
   readonly secrets: SecretRepo;
+  readonly sealedKeys: PgSealedKeys;
   readonly themes: ThemeRepo;
   readonly notify: NotifyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
@@ -104,6 +106,7 @@ export class PgStore implements Store {
     this.shadows = new PgPolicyShadows(db);
     this.tasks = new PgTasks(db);
     this.secrets = new PgSecrets(db);
+    this.sealedKeys = new PgSealedKeys(db);
     this.themes = new PgThemes(db);
     this.notify = new PgNotify(db);
     this.consoleSessions = new PgConsoleSessions(db);
