@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { SvcError } from '../core/errors.js';
 import type { DataDir } from '../store/data-dir.js';
 import { kekSetOf } from '../store/kek.js';
+import { KEYS_ARE_SEALED } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 import { SecretBox, secretKeyFile } from './secret-box.js';
 
@@ -24,7 +25,10 @@ export async function openSecretBox(
   const keks = kekSetOf(dir);
   const row = await sealedKeys.secretKey();
   if (row) return boxOf(keks.open({ ...PLACE, keyId: row.keyId }, row), row.keyId);
-  if (!keks.any) return SecretBox.open(dir.root, opts);
+  if (!keks.any) {
+    if (opts.create && (await sealedKeys.kekCounts()).length > 0) throw new SvcError(...KEYS_ARE_SEALED);
+    return SecretBox.open(dir.root, opts);
+  }
   if (existsSync(secretKeyFile(dir.root))) {
     // Making a second key would leave every secret sealed under the file's key unreadable.
     throw new SvcError(

@@ -60,6 +60,8 @@ export class Keyring {
       });
       return { keyId: key.keyId, publicKey: key.publicKey, discard: () => sealedKeys.discard(place) };
     }
+    if (store.sealedKeys && (await store.sealedKeys.kekCounts()).length > 0)
+      throw new SvcError(...KEYS_ARE_SEALED);
     const file = dir.keyFile(tenantId, key.keyId);
     writeSecretFile(file, key.privateKeyPem);
     return {
@@ -153,3 +155,13 @@ export class Keyring {
 
 const SEALED_REMEDY =
   'copy the key file from the data dir that made it, or keep keys in the database: `svc store kek import --kek-file FILE` seals them there, and every replica then runs with --kek-file';
+
+/**
+ * A deployment whose keys are sealed in the database never gets a key file by mistake: only
+ * the host that made it could sign with it, and every other replica would stop signing.
+ */
+export const KEYS_ARE_SEALED = [
+  'usage',
+  'this deployment keeps its keys sealed in the database; without --kek-file a new key would be a file on this host only',
+  { field: 'kek-file', remedy: 'pass --kek-file FILE (or set SVC_KEK_FILE) with the KEK the replicas hold' },
+] as const;

@@ -171,6 +171,21 @@ describe.skipIf('skip' in server)('keys sealed in PostgreSQL under a KEK (built 
     expect(readable.stderr).toContain(`chmod 600 ${loose}`);
   }, 60_000);
 
+  it('on a deployment whose keys are sealed, a new key or secret without the KEK is refused: never a key file on one host', async () => {
+    const rotate = await runSvc(['key', 'rotate', ...t, '--json'], env);
+    expect(rotate.code).toBe(2);
+    expect(JSON.parse(rotate.stdout).error).toMatchObject({ code: 'usage', field: 'kek-file' });
+    expect(rotate.stdout).toMatch(/keeps its keys sealed in the database/);
+    const value = join(tmp.path, 'another.txt');
+    writeFileSync(value, 'another\n', { mode: 0o600 });
+    const secret = await runSvc(['secret', 'set', ...t, '--name', 'other', '--from-file', value], env);
+    expect(secret.code).not.toBe(0);
+    expect(secret.stderr).toContain(`the secret-sealing key`);
+    expect(secret.stderr).toContain(`is sealed in the database under key-encryption key ${kekAId}`);
+    expect(existsSync(join(home, 'keys'))).toBe(false);
+    expect(existsSync(join(home, 'secrets.key'))).toBe(false);
+  });
+
   it('--kek-file on SQLite is refused, naming the flag: SQLite keeps key files', async () => {
     const r = await runSvc(['init', ...t, '--admin', 'alice', '--kek-file', kekA, '--json'], {
       SVC_HOME: join(tmp.path, 'sqlite-home'),
