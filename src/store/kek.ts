@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { readFileSync } from 'node:fs';
 import { SvcError } from '../core/errors.js';
 import { checkPrivateFileMode, writeSecretFile, type DataDir, type KekChoice } from './data-dir.js';
+import type { SealedKeyBytes, SealedKeyPlace } from './sealed-key-ports.js';
 
 /**
  * A key-encryption key (KEK): 32 random bytes the operator keeps on each replica's host, in a
@@ -65,20 +66,6 @@ export function createKekFile(path: string): string {
   const key = randomBytes(KEK_BYTES);
   writeSecretFile(path, `${key.toString('base64')}\n`);
   return kekIdOf(key);
-}
-
-/** What a sealed row is bound to: the additional data of its AES-GCM seal. */
-export interface SealedKeyPlace {
-  kind: 'signing' | 'secrets';
-  /** '' for the deployment's secret-sealing key */
-  tenantId: string;
-  keyId: string;
-}
-
-/** A sealed key as the database holds it: nonce (12) | ciphertext | tag (16), and the KEK's id. */
-export interface SealedKeyBytes {
-  kekId: string;
-  sealed: Uint8Array;
 }
 
 const describe = (p: SealedKeyPlace): string =>

@@ -1,4 +1,16 @@
-import type { SealedKeyBytes, SealedKeyPlace } from './kek.js';
+/** What a sealed row is bound to: the additional data of its AES-GCM seal. */
+export interface SealedKeyPlace {
+  kind: 'signing' | 'secrets';
+  /** '' for the deployment's secret-sealing key */
+  tenantId: string;
+  keyId: string;
+}
+
+/** A sealed key as the database holds it: nonce (12) | ciphertext | tag (16), and the KEK's id. */
+export interface SealedKeyBytes {
+  kekId: string;
+  sealed: Uint8Array;
+}
 
 /** One key sealed in the database under a KEK (kek.ts): the private half never leaves it in clear. */
 export interface SealedKeyRow extends SealedKeyPlace, SealedKeyBytes {

@@ -1,5 +1,10 @@
-import type { SealedKeyBytes, SealedKeyPlace } from '../kek.js';
-import type { KekCount, SealedKeyRepo, SealedKeyRow } from '../sealed-key-ports.js';
+import type {
+  KekCount,
+  SealedKeyBytes,
+  SealedKeyPlace,
+  SealedKeyRepo,
+  SealedKeyRow,
+} from '../sealed-key-ports.js';
 import { pgStoreError, type PgDb, type PgTx } from './database.js';
 
 interface Row {
