@@ -1,3 +1,4 @@
+import { kekFlags } from '../src/cli/kek-flags.js';
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../src/cli/base-command.js';
 import { renderTable } from '../src/cli/table.js';
@@ -16,6 +17,7 @@ export default class Apply extends DataDirCommand {
   static override flags = {
     file: Flags.string({ char: 'f', summary: 'The deployment document.', required: true }),
     'dry-run': Flags.boolean({ summary: 'Check the document and report what would change; write nothing.' }),
+    ...kekFlags,
   };
 
   async run(): Promise<ApplyResult> {

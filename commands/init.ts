@@ -1,3 +1,4 @@
+import { kekFlags } from '../src/cli/kek-flags.js';
 import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand, isInteractive } from '../src/cli/base-command.js';
@@ -15,6 +16,7 @@ export default class Init extends DataDirCommand {
     tenant: tenantFlag({ summary: 'Id of the first tenant (a slug).' }),
     admin: Flags.string({ summary: 'Id of the first human administrator (a slug).' }),
     yes: Flags.boolean({ char: 'y', summary: 'Accept the defaults for anything not given; never prompt.' }),
+    ...kekFlags,
   };
 
   async run(): Promise<InitResult> {
@@ -37,11 +39,14 @@ export default class Init extends DataDirCommand {
       adminId: admin ?? 'admin',
       now: new Date(),
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
+      kek: dir.kek,
     });
     this.log(`${chalk.green('Initialised')} ${result.data_dir}`);
     this.log(`  tenant          ${result.tenant_id}`);
     this.log(`  administrator   ${result.admin_id}`);
-    this.log(`  signing key     ${result.key_id}  ${result.public_key}`);
+    this.log(
+      `  signing key     ${result.key_id}  ${result.public_key}${dir.kek.kekFile !== undefined ? ' (sealed in the database under --kek-file)' : ''}`,
+    );
     this.log(`  TLS certificate ${result.ca_cert} (clients trust this file: SVC_CA_CERT)`);
     this.log('');
     this.log(`Administrator token (shown once, store it now):\n  ${chalk.bold(result.admin_token)}`);

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { kekConfigFlags } from '../../src/cli/kek-flags.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { reloadSignal, untilSignal } from '../../src/cli/signals.js';
@@ -21,6 +22,7 @@ export default class ConsoleStart extends DataDirCommand {
   ];
   static override flags = {
     ...configFlags,
+    ...kekConfigFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8091',
@@ -70,6 +72,7 @@ export default class ConsoleStart extends DataDirCommand {
     const running = await startConsole({
       ...(metrics ? { metrics } : {}),
       dataDir: dir.root,
+      kek: dir.kek,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       listen: flags.listen,
       allowInsecureHttp: flags['allow-insecure-http'],

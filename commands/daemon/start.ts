@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { kekConfigFlags } from '../../src/cli/kek-flags.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { reloadSignal, stopSignals } from '../../src/cli/signals.js';
@@ -55,6 +56,7 @@ export default class DaemonStart extends DataDirCommand {
   ];
   static override flags = {
     ...configFlags,
+    ...kekConfigFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8090',
@@ -172,6 +174,7 @@ export default class DaemonStart extends DataDirCommand {
     const metricsListen = metricsListenFlags(flags);
     const daemon = await startDaemon({
       dataDir: dir.root,
+      kek: dir.kek,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       ...(flags['replica-id'] !== undefined ? { replicaId: flags['replica-id'] } : {}),
       listen: flags.listen,

@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
 import { DataDirCommand } from '../../src/cli/base-command.js';
@@ -20,6 +21,7 @@ export default class Export extends DataDirCommand {
   static override flags = {
     tenant: tenantFlag({ required: true }),
     out: Flags.string({ summary: 'Write the export to this file (default: stdout).' }),
+    ...kekFlags,
   };
 
   async run(): Promise<ExportSummary & { file: string | null }> {

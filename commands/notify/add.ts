@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Args, Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand } from '../../src/cli/base-command.js';
@@ -65,6 +66,7 @@ export default class NotifyAdd extends DataDirCommand {
     'escalate-to': Flags.string({
       summary: 'Also send the reminder to this other destination of the tenant.',
     }),
+    ...kekFlags,
   };
 
   async run(): Promise<AddedDestination> {

@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
@@ -18,6 +19,7 @@ export default class NotifyRedeliver extends DataDirCommand {
   static override flags = {
     tenant: tenantFlag({ required: true }),
     destination: Flags.string({ summary: 'The destination to send it to again.', required: true }),
+    ...kekFlags,
   };
 
   async run(): Promise<{ tenant_id: string; event_id: string; destination_id: string; state: 'pending' }> {

@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Args, Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand } from '../../src/cli/base-command.js';
@@ -21,6 +22,7 @@ export default class NotifyRotate extends DataDirCommand {
       summary:
         'chat, collab, email: the new bot token, client secret or SMTP password. Read once and sealed.',
     }),
+    ...kekFlags,
   };
 
   async run(): Promise<RotatedSecret> {

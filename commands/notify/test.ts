@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Args, Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -28,6 +29,7 @@ export default class NotifyTest extends DataDirCommand {
       summary: 'A CIDR, address or host name allowed although private, as the daemon flag. Repeatable.',
       multiple: true,
     }),
+    ...kekFlags,
   };
 
   async run(): Promise<TestResult> {

@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Flags } from '@oclif/core';
 import { DataDirCommand, isInteractive } from '../../src/cli/base-command.js';
 import { SvcError } from '../../src/core/errors.js';
@@ -32,6 +33,7 @@ export default class SecretSet extends DataDirCommand {
     tenant: tenantFlag({ required: true }),
     name: Flags.string({ summary: 'Secret name, referenced as secret:<name>.', required: true }),
     'from-file': Flags.string({ summary: 'Read the value from this file instead of stdin.' }),
+    ...kekFlags,
   };
 
   async run(): Promise<SecretResult> {

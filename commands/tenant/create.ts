@@ -1,3 +1,4 @@
+import { kekFlags } from '../../src/cli/kek-flags.js';
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { createTenant, type CreatedTenant } from '../../src/provisioning/tenant.js';
@@ -9,6 +10,7 @@ export default class TenantCreate extends DataDirCommand {
   static override flags = {
     id: Flags.string({ summary: 'Tenant id (a slug).', required: true }),
     admin: Flags.string({ summary: 'Also create this human administrator and print a token for it once.' }),
+    ...kekFlags,
   };
 
   async run(): Promise<CreatedTenant> {

@@ -104,7 +104,12 @@ export const storeFlag = {
   }),
 };
 
-type StoreFlags = { 'data-dir'?: string | undefined; store?: string | undefined };
+type StoreFlags = {
+  'data-dir'?: string | undefined;
+  store?: string | undefined;
+  'kek-file'?: string | undefined;
+  'previous-kek-file'?: string | undefined;
+};
 
 /** Commands that provision on the data dir directly (the daemon may be running). */
 export abstract class DataDirCommand extends SvcCommand {
@@ -113,7 +118,10 @@ export abstract class DataDirCommand extends SvcCommand {
   /** The data dir, and the store it works with: `--store`, else `$SVC_STORE`, else its SQLite file. */
   protected dataDir(flags: StoreFlags): DataDir {
     const root = resolveDataDir(flags['data-dir'], process.env, process.cwd());
-    return new DataDir(root, flags.store ?? process.env.SVC_STORE);
+    return new DataDir(root, flags.store ?? process.env.SVC_STORE, {
+      kekFile: flags['kek-file'],
+      previousKekFile: flags['previous-kek-file'],
+    });
   }
 
   /**

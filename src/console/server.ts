@@ -8,7 +8,7 @@ import { tlsReloaderFor, type TlsReload } from '../http/tls-reload.js';
 import { parseIntegrationDocument } from '../integration/document.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { readTextFile } from '../provisioning/text-file.js';
-import { DataDir } from '../store/data-dir.js';
+import { DataDir, type KekChoice } from '../store/data-dir.js';
 import { openRecordedDecisions } from '../store/open.js';
 import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
@@ -30,6 +30,8 @@ export interface ConsoleStartOptions {
   dataDir: string;
   /** `--store` / `$SVC_STORE`: a PostgreSQL URL, else the data dir's SQLite database */
   store?: string;
+  /** `--kek-file` and `--previous-kek-file`: open the secret-sealing key sealed in the database */
+  kek?: KekChoice;
   /** host:port; default 127.0.0.1:8091 */
   listen: string;
   allowInsecureHttp: boolean;
@@ -88,7 +90,7 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
   const { host, port } = parseListenAddress(o.listen);
   // Refused addresses and unreadable tokens stop the start before the store opens.
   if (o.metrics) metricsListenPlan(o.metrics);
-  const dir = new DataDir(o.dataDir, o.store);
+  const dir = new DataDir(o.dataDir, o.store, o.kek);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   const integration =

@@ -18,7 +18,8 @@ import {
   selfSignedCertificate,
   writeDaemonAddress,
 } from '../store/daemon-address.js';
-import { DataDir } from '../store/data-dir.js';
+import { DataDir, type KekChoice } from '../store/data-dir.js';
+import { kekSetOf } from '../store/kek.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
@@ -40,7 +41,7 @@ import { SvcMetrics } from '../metrics/registry.js';
 import { AuthCache } from '../http/auth-cache.js';
 import type { OpenApprovalLimits } from '../core/decision/open-approvals.js';
 import { CredentialResolver } from '../integration/credentials.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import { DeliveryLoop } from '../notify/delivery-loop.js';
 import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
 import { DEFAULT_OUTBOUND_POLICY, type OutboundPolicy } from '../notify/outbound-policy.js';
@@ -54,6 +55,8 @@ export interface DaemonStartOptions {
   store?: string;
   /** `--replica-id` (or `$SVC_REPLICA_ID`): this replica's name on PostgreSQL; default the host name */
   replicaId?: string;
+  /** `--kek-file` and `--previous-kek-file`: the KEKs that open keys sealed in the database */
+  kek?: KekChoice;
   listen: string;
   allowInsecureHttp: boolean;
   tlsCert?: string;
@@ -122,7 +125,9 @@ const NO_POOL = { total: 0, idle: 0, waiting: 0 };
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
   avoidJsToWasmInliningCrash();
   const { host, port } = parseListenAddress(o.listen);
-  const dir = new DataDir(o.dataDir, o.store);
+  const dir = new DataDir(o.dataDir, o.store, o.kek);
+  // A bad KEK file stops the start before the store opens, naming its flag.
+  kekSetOf(dir);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   // A bad document stops the start, before anything opens, with every error and its line.
@@ -197,6 +202,12 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
   // Calls cut off by the last stop are judged before any new request: unknown, never re-sent.
   let interrupted: number;
   try {
+    // Keys sealed in the database and no KEK (or the wrong one) to open them: refuse to start,
+    // saying which KEK is needed, rather than run a replica that cannot sign or open secrets.
+    await keyring.checkSealed();
+    if (dir.onPostgres && (await store.sealedKeys?.secretKey())) {
+      await openSecretBox(dir, store, { create: false });
+    }
     interrupted = await store.executions.markInterrupted();
   } catch (err) {
     // A pooled store left open would keep the process alive after the failed start.
@@ -350,7 +361,7 @@ function notifyLoop(
   busy: () => boolean,
 ): DeliveryLoop {
   const credentials = new CredentialResolver(store.secrets, () =>
-    SecretBox.open(dir.root, { create: false }),
+    openSecretBox(dir, store, { create: false }),
   );
   const policy: OutboundPolicy = {
     ...DEFAULT_OUTBOUND_POLICY,

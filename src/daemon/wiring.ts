@@ -14,7 +14,7 @@ import { Broker } from '../integration/broker.js';
 import { CredentialResolver } from '../integration/credentials.js';
 import type { IntegrationDocument } from '../integration/document.js';
 import { IntegrationOps } from '../integration/operations.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import { Surfaces } from '../integration/surfaces.js';
 import { capabilityEntry } from './routes/catalogue.js';
 import { PolicyCache } from './policy-cache.js';
@@ -41,7 +41,7 @@ export function daemonDeps(
   const clock = opts.clock ?? (() => new Date());
   const surfaces = new Surfaces(opts.integration);
   const credentials = new CredentialResolver(store.secrets, () =>
-    SecretBox.open(dir.root, { create: false }),
+    openSecretBox(dir, store, { create: false }),
   );
   const connector = new HttpConnector();
   return {

@@ -18,7 +18,7 @@ export class CredentialResolver {
 
   constructor(
     private readonly secrets: SecretRepo,
-    private readonly openBox: () => SecretBox,
+    private readonly openBox: () => SecretBox | Promise<SecretBox>,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
@@ -54,7 +54,7 @@ export class CredentialResolver {
     const sealed = await this.secrets.get(tenantId, ref.name);
     if (!sealed) return { ok: false, problem: `there is no secret ${ref.name} in tenant ${tenantId}` };
     try {
-      this.box ??= this.openBox();
+      this.box ??= await this.openBox();
       return { ok: true, value: this.box.open(tenantId, ref.name, sealed) };
     } catch (err) {
       return {

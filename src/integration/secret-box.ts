@@ -27,6 +27,17 @@ export class SecretBox {
     this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 16);
   }
 
+  /** A box over key bytes held elsewhere (the database, sealed under a KEK: secret-key-source.ts). */
+  static fromKey(key: Buffer): SecretBox {
+    if (key.length !== 32) throw new SvcError('unavailable', 'the secret-sealing key is not a 256-bit key');
+    return new SecretBox(key);
+  }
+
+  /** The key's bytes, to be sealed under a KEK; never printed or logged. */
+  exportKey(): Buffer {
+    return Buffer.from(this.key);
+  }
+
   /** The data dir's key; `create` makes one (0600) when there is none yet. */
   static open(dataDir: string, opts: { create: boolean }): SecretBox {
     const file = secretKeyFile(dataDir);

@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { checkSlug } from '../core/ids.js';
 import { SvcError } from '../core/errors.js';
-import { DataDir, writeSecretFile } from '../store/data-dir.js';
+import { DataDir, writeSecretFile, type KekChoice } from '../store/data-dir.js';
+import { kekSetOf } from '../store/kek.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/ports.js';
 import { redactUrl } from '../store/postgres/connection-url.js';
@@ -30,9 +31,11 @@ export interface InitResult {
  */
 export async function initDataDir(
   root: string,
-  opts: { tenantId: string; adminId: string; now: Date; store?: string },
+  opts: { tenantId: string; adminId: string; now: Date; store?: string; kek?: KekChoice },
 ): Promise<InitResult> {
-  const dir = new DataDir(root, opts.store);
+  const dir = new DataDir(root, opts.store, opts.kek);
+  // An unreadable KEK file stops init before anything is written.
+  kekSetOf(dir);
   if (dir.exists()) {
     throw new SvcError('already_exists', `${root} is already an svc data dir`, {
       remedy: 'use `svc tenant create` to add a tenant, or choose another --data-dir',

@@ -2,7 +2,7 @@ import { SvcError } from '../core/errors.js';
 import { EVENT_TYPES, typeMatches, type NotifyEvent } from '../core/notify/event.js';
 import { newId, checkSlug } from '../core/ids.js';
 import { CredentialResolver } from '../integration/credentials.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import { DESTINATION_SENDERS, destinationSecrets } from '../notify/destination-senders.js';
 import type { OutboundPolicy, SendOutcome } from '../notify/outbound-policy.js';
 import type { DataDir } from '../store/data-dir.js';
@@ -151,7 +151,7 @@ export async function testDestination(
     });
   }
   const credentials = new CredentialResolver(store.secrets, () =>
-    SecretBox.open(dir.root, { create: false }),
+    openSecretBox(dir, store, { create: false }),
   );
   const open = destinationSecrets(credentials);
   const secrets = async (): Promise<string[]> => {

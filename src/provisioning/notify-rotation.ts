@@ -1,7 +1,7 @@
 import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import { ROTATION_OVERLAP_MS, rotatedValue } from '../core/notify/secret-rotation.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import { newWebhookSecret } from '../notify/webhook-secret.js';
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
@@ -37,7 +37,7 @@ export async function rotateDestinationSecret(
       remedy: `see svc notify list --tenant ${o.tenantId}`,
     });
   }
-  const box = SecretBox.open(dir.root, { create: true });
+  const box = await openSecretBox(dir, store, { create: true });
   let value: string;
   let shown: string | null = null;
   let previousUntil: Date | null = null;

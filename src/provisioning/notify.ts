@@ -1,7 +1,7 @@
 import { invalidField, SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import { checkEventPattern, typeMatches } from '../core/notify/event.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import { resolve } from 'node:path';
 import {
   CHAT_API_BASE,
@@ -245,7 +245,7 @@ export async function writeDestination(
   p: PreparedDestination,
 ): Promise<AddedDestination> {
   const { destination, secret } = p;
-  const box = SecretBox.open(dir.root, { create: true });
+  const box = await openSecretBox(dir, store, { create: true });
   const sealed = secret && box.seal(destination.tenantId, destination.secretName, secret.value);
   await store.notify.addDestination(destination);
   if (sealed !== undefined) {

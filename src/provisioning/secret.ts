@@ -1,7 +1,7 @@
 import { SvcError } from '../core/errors.js';
 import { checkSlug } from '../core/ids.js';
 import { hasControlCharacter } from '../integration/header-text.js';
-import { SecretBox } from '../integration/secret-box.js';
+import { openSecretBox } from '../integration/secret-key-source.js';
 import type { DataDir } from '../store/data-dir.js';
 import type { Store } from '../store/ports.js';
 import { requireTenant } from './references.js';
@@ -41,7 +41,7 @@ export async function setSecret(
       field: 'value',
     });
   }
-  const box = SecretBox.open(dir.root, { create: true });
+  const box = await openSecretBox(dir, store, { create: true });
   const result = await store.secrets.put(
     o.tenantId,
     name,

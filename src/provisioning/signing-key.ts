@@ -61,7 +61,7 @@ export async function showKeys(store: Store, tenantId: string): Promise<{ active
 /** A new active key; older heads keep naming the key that signed them. */
 export async function rotateKey(dir: DataDir, store: Store, tenantId: string, now: Date): Promise<KeyView> {
   await requireTenant(store, tenantId);
-  const key = Keyring.mint(dir, tenantId);
+  const key = await Keyring.mint(dir, store, tenantId);
   try {
     const rec = await store.keys.rotate({
       tenantId,
@@ -72,7 +72,7 @@ export async function rotateKey(dir: DataDir, store: Store, tenantId: string, no
     });
     return view(rec);
   } catch (err) {
-    Keyring.discard(key.file);
+    await key.discard();
     throw err;
   }
 }

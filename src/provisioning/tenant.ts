@@ -53,7 +53,7 @@ export async function createTenant(
       token: t.token,
     };
   }
-  const key = Keyring.mint(dir, tenantId);
+  const key = await Keyring.mint(dir, store, tenantId);
   try {
     await store.tenants.create({
       tenant: { id: tenantId, createdAt: at },
@@ -68,7 +68,7 @@ export async function createTenant(
       ...(adminToken ? { adminToken } : {}),
     });
   } catch (err) {
-    Keyring.discard(key.file);
+    await key.discard();
     throw err;
   }
   const out: CreatedTenant = { tenant_id: tenantId, key_id: key.keyId, public_key: key.publicKey };

@@ -15,6 +15,14 @@ import { openStore, resolveStoreSpec, type OpenStoreOptions } from './open.js';
 import type { Store } from './ports.js';
 import { isPostgresUrl } from './postgres/connection-url.js';
 
+/** Which KEK files a process was given, by flag or environment variable (store/kek.ts). */
+export interface KekChoice {
+  /** `--kek-file` / `$SVC_KEK_FILE`: seals new rows and opens rows sealed under it */
+  kekFile?: string | undefined;
+  /** `--previous-kek-file` / `$SVC_PREVIOUS_KEK_FILE`: opens rows not yet re-sealed, during a rotation */
+  previousKekFile?: string | undefined;
+}
+
 /** `--data-dir`, else `$SVC_HOME`, else `./.svc` (DESIGN.md). */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
   const chosen = flag ?? (env.SVC_HOME !== undefined && env.SVC_HOME !== '' ? env.SVC_HOME : '.svc');
@@ -34,8 +42,22 @@ export class DataDir {
   constructor(
     readonly root: string,
     storeChoice?: string,
+    /** the KEK files given (store/kek.ts reads them when a key is sealed or opened) */
+    readonly kek: KekChoice = {},
   ) {
     this.store = resolveStoreSpec(storeChoice, this.database);
+    if ((kek.kekFile !== undefined || kek.previousKekFile !== undefined) && !this.onPostgres) {
+      // Keys sealed in the database exist so replicas need no shared disk; on SQLite the data
+      // dir is the one place anyway, and keys stay files in it.
+      throw new SvcError(
+        'usage',
+        '--kek-file: sealed keys live in a PostgreSQL store; SQLite keeps signing keys and the secret key as files (mode 0600) in the data dir',
+        {
+          field: 'kek-file',
+          remedy: 'leave out --kek-file and SVC_KEK_FILE, or pass --store postgres://... (or set SVC_STORE)',
+        },
+      );
+    }
   }
 
   get onPostgres(): boolean {

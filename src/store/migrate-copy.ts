@@ -7,6 +7,8 @@ import { proveExports } from './migrate-export-proof.js';
 import { proveCopy, type TenantProof } from './migrate-proof.js';
 import { PgJournalExports } from './postgres/journal-export.js';
 import { SqliteJournalExports } from './sqlite/journal-export.js';
+import { insertSealedKey } from './postgres/sealed-keys.js';
+import type { SealedKeyRow } from './sealed-key-ports.js';
 
 export interface MigrationReport {
   /** rows copied per table, in the order they were copied */
@@ -17,6 +19,11 @@ export interface MigrationReport {
 
 export interface MigrationProgress {
   onTable?(table: string, rows: number): void;
+}
+
+export interface MigrationExtras {
+  /** key files sealed under a KEK (`--seal-keys`), stored in the same transaction as the copy */
+  sealedKeys?: readonly SealedKeyRow[];
 }
 
 /** Parameters per INSERT stay well under PostgreSQL's 65 535, and a batch stays small in memory. */
@@ -38,6 +45,7 @@ export async function migrateToPostgres(
   sqlite: Db,
   pg: PgDb,
   progress: MigrationProgress = {},
+  extras: MigrationExtras = {},
 ): Promise<MigrationReport> {
   await refuseForeignDatabase(pg);
   await migrate(pg);
@@ -55,6 +63,7 @@ export async function migrateToPostgres(
         progress.onTable?.(table.name, rows);
       }
       await advanceSequences(tx);
+      for (const row of extras.sealedKeys ?? []) await insertSealedKey(tx, row);
       return { tables, tenants: await proveCopy(sqlite, tx, plan) };
     });
   } finally {

@@ -4,6 +4,9 @@ import { migrateToPostgres, type MigrationProgress, type MigrationReport } from 
 import { isPostgresUrl, redactUrl } from './postgres/connection-url.js';
 import { PgDb } from './postgres/database.js';
 import { SqliteStore } from './sqlite/store.js';
+import { allSigningKeys } from './keyring.js';
+import type { SigningKeyRecord } from './ports.js';
+import type { SealedKeyRow } from './sealed-key-ports.js';
 
 /**
  * `svc store migrate`: the data dir's SQLite database (whatever --store says for other
@@ -14,7 +17,9 @@ export async function migrateDataDir(
   root: string,
   url: string,
   progress: MigrationProgress = {},
-): Promise<{ target: string; report: MigrationReport }> {
+  /** `--seal-keys`: the data dir's key files sealed under the KEK, from the source's key rows */
+  sealKeys?: (dir: DataDir, keys: SigningKeyRecord[]) => SealedKeyRow[],
+): Promise<{ target: string; report: MigrationReport; sealed: SealedKeyRow[] }> {
   if (!isPostgresUrl(url)) {
     throw new SvcError('usage', `--to must be a postgres:// or postgresql:// URL, got ${redactUrl(url)}`, {
       field: 'to',
@@ -32,7 +37,13 @@ export async function migrateDataDir(
   try {
     const store = SqliteStore.open(dir.database);
     try {
-      return { target: redactUrl(url), report: await migrateToPostgres(store.db, pg, progress) };
+      // Sealed (and every file checked) before the copy starts: a bad key file writes nothing.
+      const sealed = sealKeys ? sealKeys(dir, await allSigningKeys(store)) : [];
+      return {
+        target: redactUrl(url),
+        report: await migrateToPostgres(store.db, pg, progress, { sealedKeys: sealed }),
+        sealed,
+      };
     } finally {
       await store.close();
     }

@@ -1,6 +1,7 @@
 import type { NotifyRepo } from './notify-ports.js';
 import type { PolicyShadowRepo } from './shadow-ports.js';
 import type { Actor } from '../core/actor.js';
+import type { SealedKeyRepo } from './sealed-key-ports.js';
 import type { NewSigningKey, SigningKeyRecord } from '../core/signing-key.js';
 import type { AccessPorts } from './access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from './console-ports.js';
@@ -121,6 +122,8 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   durable(): Promise<void> | undefined;
   /** PostgreSQL: the connection pool's state now (metrics); absent on SQLite. */
   poolStats?(): PoolStats;
+  /** PostgreSQL: keys sealed in the database under a KEK; absent on SQLite, which keeps key files. */
+  readonly sealedKeys?: SealedKeyRepo;
   close(): Promise<void>;
 }
 

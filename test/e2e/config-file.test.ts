@@ -172,7 +172,8 @@ describe('svc config example and svc config check (built binary)', () => {
     const r = await runSvc(['config', 'check', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`config ${bad}: listen: expected a string HOST:PORT, got 8090 (line 1)`);
-    expect(r.stderr).toContain(`config ${bad}: key-file: unknown key (line 2)`);
+    // The daemon's nearest key is its --kek-file: named as a suggestion, never taken for it.
+    expect(r.stderr).toContain(`config ${bad}: key-file: unknown key; did you mean kek-file? (line 2)`);
     // The same file is fine for the witness, which has a key-file (its listen is still wrong).
     const w = await runSvc(['config', 'check', bad, '--for', 'witness', '--json']);
     expect(w.code).toBe(2);

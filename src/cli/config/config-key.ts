@@ -37,6 +37,8 @@ export const STRING_KINDS: Readonly<Record<string, StringKind>> = {
   'integration-ops': 'path',
   'metrics-token-file': 'path',
   'key-file': 'path',
+  'kek-file': 'path',
+  'previous-kek-file': 'path',
   state: 'path',
   'anchor-interval': 'duration',
   'header-timeout': 'duration',

@@ -687,8 +687,34 @@ const MIGRATION_REPLICAS = `
   );
 `;
 
-/** Tables only the PostgreSQL schema has (the schema parity test leaves them out). */
-export const PG_ONLY_TABLES: readonly string[] = ['replicas'];
+/**
+ * Keys sealed under a key-encryption key (store/kek.ts), so replicas need no shared disk:
+ * tenant signing keys and the secret-sealing key. The KEK is never here; each row names the
+ * KEK that sealed it (an id derived from it), and the place it is bound to (kind, tenant,
+ * key id) is the seal's additional data. PostgreSQL only: SQLite keeps key files.
+ */
+const MIGRATION_SEALED_KEYS = `
+  CREATE TABLE sealed_keys (
+    kind TEXT NOT NULL CHECK (kind IN ('signing', 'secrets')),
+    tenant_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    kek_id TEXT NOT NULL,
+    sealed BYTEA NOT NULL CHECK (length(sealed) > 28),
+    created_at TEXT NOT NULL,
+    sealed_at TEXT NOT NULL,
+    PRIMARY KEY (kind, tenant_id, key_id),
+    CHECK ((kind = 'secrets') = (tenant_id = ''))
+  );
+  CREATE UNIQUE INDEX sealed_keys_one_secret_key ON sealed_keys (kind) WHERE kind = 'secrets';
+  CREATE INDEX sealed_keys_by_kek ON sealed_keys (kek_id);
+`;
+
+/**
+ * Tables PostgreSQL has and SQLite has not, on purpose (the schema parity test leaves them
+ * out): the replicas a database has seen (a SQLite data dir has one daemon), and keys sealed
+ * in the database for replicas without a shared disk (SQLite keeps its keys as files).
+ */
+export const PG_ONLY_TABLES: ReadonlySet<string> = new Set(['replicas', 'sealed_keys']);
 
 export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_1),
@@ -702,4 +728,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_DECISION_INPUTS),
   collateC(MIGRATION_SHADOW),
   collateC(MIGRATION_REPLICAS),
+  collateC(MIGRATION_SEALED_KEYS),
 ];

@@ -32,6 +32,7 @@ import { PgPermissions } from './permissions.js';
 import { PgPolicies } from './policies.js';
 import { PgPolicyShadows } from './policy-shadow.js';
 import { PgReceipts } from './receipts.js';
+import { PgSealedKeys } from './sealed-keys.js';
 import { PgSecrets } from './secrets.js';
 import { PgSurfaces } from './surfaces.js';
 import { PgTaskReads } from './task-reads.js';
@@ -70,6 +71,7 @@ export class PgStore implements Store {
   readonly executions: PgExecutions;
   readonly replicas: PgReplicas;
   readonly secrets: SecretRepo;
+  readonly sealedKeys: PgSealedKeys;
   readonly themes: ThemeRepo;
   readonly notify: NotifyRepo;
   readonly consoleSessions: ConsoleSessionRepo;
@@ -106,6 +108,7 @@ export class PgStore implements Store {
     this.shadows = new PgPolicyShadows(db);
     this.tasks = new PgTasks(db);
     this.secrets = new PgSecrets(db);
+    this.sealedKeys = new PgSealedKeys(db);
     this.themes = new PgThemes(db);
     this.notify = new PgNotify(db);
     this.consoleSessions = new PgConsoleSessions(db);
