@@ -1,6 +1,6 @@
 import { SvcError } from '../../core/errors.js';
 import { isStoreUnreachable, pgStoreError, type PgDb } from './database.js';
-import { lockTenants } from './locks.js';
+import { lockTenant, lockTenants, tryLockTenants } from './locks.js';
 import { preparedTransaction, type PreparedTx } from './prepared.js';
 
 /**
@@ -36,7 +36,7 @@ interface Job<T> {
 export interface CommitQueueOptions {
   /** most jobs sharing one transaction */
   maxBatch?: number;
-  /** batches open at once (of distinct tenants), each holding a pooled connection; default: the pool's size less two */
+  /** batches open at once (over distinct tenants), each holding a pooled connection; default: the pool's size less two */
   maxInFlight?: number;
   /** how long a batch waits for a tenant lock another replica holds before it gives up */
   lockTimeoutMs?: number;
@@ -45,16 +45,23 @@ export interface CommitQueueOptions {
 /** A job threw in a batch run without savepoints: the batch is rolled back and run again with them. */
 class RunWithSavepoints extends Error {}
 
+/** One run of a batch: the jobs it ran (those whose tenants it locked), and whether it reached COMMIT. */
+interface Attempt {
+  /** set once every job has run and its writes are sent: a failure after it is the COMMIT's, whose outcome is unknown */
+  committing: boolean;
+  ran: Job<unknown>[];
+}
+
 /**
- * Group commit on PostgreSQL. Jobs of a tenant submitted while its batch runs gather into
- * its next one, which shares one transaction and one COMMIT; every caller is answered only
- * after that COMMIT returned.
+ * Group commit on PostgreSQL. Jobs submitted while a batch runs gather into the next one,
+ * which shares one transaction and one COMMIT; every caller is answered only after that
+ * COMMIT returned.
  *
- * Before any job runs, the batch takes its tenant's advisory lock (locks.ts): a job then
- * reads the state it decides on with no other replica able to change it. A job must touch
- * only the tenant it was submitted for. (The batch locks every tenant its jobs name, in
- * sorted order, so that batches anywhere could never wait on each other in a cycle; `take`
- * gives it one.)
+ * Before any job runs, the batch holds the advisory lock of the tenant of every job it
+ * runs (locks.ts, `lock` below): a job then reads the state it decides on with no other
+ * replica able to change it. A job must touch only the tenant it was submitted for. A batch
+ * waits for at most one lock while holding none, or for several in sorted order after a
+ * failure, so batches anywhere never wait on each other in a cycle.
  *
  * A tenant has at most one batch in flight per replica: its batches serialise on its lock
  * anyway, and a second one open would only split the gathering (and the commits) in two.
@@ -124,64 +131,77 @@ export class PgCommitQueue {
     });
   }
 
-  /**
-   * The next batch: the pending jobs of the first tenant in arrival order that has no batch
-   * in flight, in arrival order. One tenant per batch: a batch holds the lock of every
-   * tenant in it until its COMMIT, so a batch of many tenants on one replica would queue
-   * behind any other replica's batch sharing one of them, and replicas would take turns
-   * instead of working side by side. Tenants of one replica still commit side by side, each
-   * batch on its own connection (PostgreSQL flushes commits that wait together at once).
-   */
+  /** The next batch: pending jobs of tenants with no batch in flight here, in arrival order. */
   private take(): Job<unknown>[] {
-    const first = this.pending.find((j) => !this.busy.has(j.tenantId));
-    if (first === undefined) return [];
     const batch: Job<unknown>[] = [];
     const rest: Job<unknown>[] = [];
     for (const job of this.pending) {
-      if (batch.length < this.maxBatch && job.tenantId === first.tenantId) batch.push(job);
+      if (batch.length < this.maxBatch && !this.busy.has(job.tenantId)) batch.push(job);
       else rest.push(job);
     }
     this.pending = rest;
     return batch;
   }
 
+  /**
+   * Take the locks of the batch's tenants and return the jobs that may run. A batch of one
+   * tenant waits for its lock. A batch of several takes, without waiting, the locks no
+   * other replica holds, and runs those tenants' jobs; the others go back to the head of the
+   * queue for the next batch. Waiting for every lock in turn would hold the ones already
+   * taken meanwhile, and replicas whose batches share tenants would queue behind each
+   * other instead of working side by side. When no lock was free the batch waits for the
+   * oldest job's tenant alone, so every tenant's jobs are served in turn.
+   */
+  private async lock(tx: PreparedTx, batch: Job<unknown>[], wait: boolean): Promise<Job<unknown>[]> {
+    const tenants = [...new Set(batch.map((j) => j.tenantId))];
+    if (tenants.length === 1 || wait) {
+      await lockTenants(tx, tenants);
+      return batch;
+    }
+    const held = await tryLockTenants(tx, tenants);
+    if (held.size === 0) {
+      await lockTenant(tx, batch[0]!.tenantId);
+      held.add(batch[0]!.tenantId);
+    }
+    return held.size === tenants.length ? batch : batch.filter((j) => held.has(j.tenantId));
+  }
+
   private async run(batch: Job<unknown>[]): Promise<void> {
     this.stats.batches++;
-    // Set once every job has run and its writes are sent: a failure after it is the COMMIT's,
-    // whose outcome is unknown.
-    const phase = { committing: false };
+    const phase: Attempt = { committing: false, ran: batch };
     try {
       try {
         await this.transaction(batch, false, phase);
       } catch (err) {
         if (!(err instanceof RunWithSavepoints)) throw err;
         this.stats.reruns++;
-        for (const job of batch) delete job.result;
-        await this.transaction(batch, true, phase);
+        for (const job of phase.ran) delete job.result;
+        await this.transaction(phase.ran, true, phase);
       }
     } catch (err) {
-      this.failAll(batch, err, phase.committing);
+      this.failAll(phase.ran, err, phase.committing);
       return;
+    } finally {
+      // the jobs of tenants another replica held: first in line for the next batch
+      if (phase.ran !== batch) {
+        const ran = new Set(phase.ran);
+        this.pending.unshift(...batch.filter((j) => !ran.has(j)));
+      }
     }
-    for (const job of batch) {
+    for (const job of phase.ran) {
       const r = job.result!;
       if (r.ok) job.resolve(r.value);
       else job.reject(pgStoreError(r.error, 'the record'));
     }
   }
 
-  private transaction(
-    batch: Job<unknown>[],
-    savepoints: boolean,
-    phase: { committing: boolean },
-  ): Promise<void> {
+  private transaction(taken: Job<unknown>[], savepoints: boolean, phase: Attempt): Promise<void> {
     return preparedTransaction(
       this.db.pool,
       async (tx) => {
-        await lockTenants(
-          tx,
-          batch.map((j) => j.tenantId),
-        );
+        // A run with savepoints runs again the jobs that ran, under the same locks.
+        const batch = await this.lock(tx, taken, savepoints);
+        phase.ran = batch;
         // A run with savepoints is a run after a failure: every job alone, as plainly as possible.
         const shared =
           !savepoints && this.sharing && batch.some((j) => j.tag !== undefined)
