@@ -111,14 +111,16 @@ export function startDaemon(env) {
 
 /**
  * Load every daemon at once, CONNECTIONS split evenly; each request goes to the next tenant
- * in turn (its token with it). Decisions/s summed over the daemons.
+ * in turn (its token with it). With `affinity`, daemon i is sent only the tenants whose
+ * place modulo the number of daemons is i, as a load balancer routing by tenant would.
+ * Decisions/s summed over the daemons.
  */
-export async function loadAll(urls, tenants, seconds, tag) {
+export async function loadAll(urls, tenants, seconds, tag, affinity = false) {
   let n = 0;
-  const request = {
+  const requestTo = (i, mine = affinity ? tenants.filter((_, k) => k % urls.length === i) : tenants) => ({
     method: 'POST',
     setupRequest: (r) => {
-      const { tenant, token } = tenants[n % tenants.length];
+      const { tenant, token } = mine[n % mine.length];
       return {
         ...r,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -132,14 +134,14 @@ export async function loadAll(urls, tenants, seconds, tag) {
         }),
       };
     },
-  };
+  });
   const runs = await Promise.all(
-    urls.map((url) =>
+    urls.map((url, i) =>
       autocannon({
         url: `${url}/v1/action`,
         connections: Math.max(1, Math.floor(CONNECTIONS / urls.length)),
         duration: seconds,
-        requests: [request],
+        requests: [requestTo(i)],
       }),
     ),
   );
@@ -215,18 +217,18 @@ async function serverCounts(url) {
   }
 }
 
-export async function measure(env, tenants, replicas, seconds, tag, server) {
+export async function measure(env, tenants, replicas, seconds, tag, server, affinity = false) {
   const daemons = Array.from({ length: replicas }, (_, i) =>
     startDaemon({ ...env, SVC_REPLICA_ID: `bench-${i}` }),
   );
   try {
     const urls = await Promise.all(daemons.map((d) => d.url));
-    await loadAll(urls, tenants, 2, `${tag}-warm`);
+    await loadAll(urls, tenants, 2, `${tag}-warm`, affinity);
     // pg_stat_database is updated when a backend reports, at most every PGSTAT_MIN_INTERVAL (1 s)
     const counts = server && env.SVC_STORE ? await settledCounts(env.SVC_STORE) : undefined;
     const dbCpu = serverCpu(server);
     const daemonCpu = daemons.map((d) => processCpu(d.child.pid));
-    const run = await loadAll(urls, tenants, seconds, tag);
+    const run = await loadAll(urls, tenants, seconds, tag, affinity);
     const daemonUsed = daemons.map((d, i) => processCpu(d.child.pid) - daemonCpu[i]);
     const dbUsed = dbCpu === undefined ? undefined : serverCpu(server) - dbCpu;
     const after = counts ? await settledCounts(env.SVC_STORE) : undefined;
@@ -268,14 +270,15 @@ export async function replicasBench(seconds) {
       provision(sqliteHome, sqliteEnv, TENANTS),
     ]);
     const scenarios = {};
-    for (const [name, pick] of [
-      ['one_tenant', (all) => all.slice(0, 1)],
-      [`${TENANTS}_tenants`, (all) => all],
+    for (const [name, pick, affinity] of [
+      ['one_tenant', (all) => all.slice(0, 1), false],
+      [`${TENANTS}_tenants`, (all) => all, false],
+      [`${TENANTS}_tenants_by_replica`, (all) => all, true],
     ]) {
       const sqlite = await measure(sqliteEnv, pick(sqliteTenants), 1, seconds, `sqlite-${name}`);
       const postgres = {};
       for (const n of [1, 2, 3]) {
-        postgres[n] = await measure(pgEnv, pick(pgTenants), n, seconds, `pg${n}-${name}`, server);
+        postgres[n] = await measure(pgEnv, pick(pgTenants), n, seconds, `pg${n}-${name}`, server, affinity);
       }
       scenarios[name] = {
         sqlite,
@@ -386,7 +389,9 @@ export function describe(r) {
       'each request a new effect key (nothing answered from a cache); CPU in µs per decision',
   ];
   for (const [name, s] of Object.entries(r).filter(([, v]) => v?.sqlite)) {
-    lines.push(`  ${name.replace('_', ' ')}:`);
+    lines.push(
+      `  ${name.replace('_tenants_by_replica', ' tenants, each sent to one replica (routed by tenant)').replaceAll('_', ' ')}:`,
+    );
     lines.push(
       `    SQLite, one daemon: ${f(s.sqlite.rps)}/s, p50 ${s.sqlite.p50_ms} ms, p99 ${s.sqlite.p99_ms} ms, daemon CPU ${f(s.sqlite.replica_cpu_us[0])}`,
     );

@@ -36,7 +36,7 @@ interface Job<T> {
 export interface CommitQueueOptions {
   /** most jobs sharing one transaction */
   maxBatch?: number;
-  /** batches open at once (over distinct tenants), each holding a pooled connection; default: the pool's size less two */
+  /** batches open at once (over distinct tenants), each holding a pooled connection (default 2) */
   maxInFlight?: number;
   /** how long a batch waits for a tenant lock another replica holds before it gives up */
   lockTimeoutMs?: number;
@@ -89,8 +89,11 @@ export class PgCommitQueue {
     opts: CommitQueueOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 256;
-    // every batch holds a pooled connection: leave two for the reads that run beside them
-    this.maxInFlight = opts.maxInFlight ?? Math.max(1, (db.pool.options.max ?? 10) - 2);
+    // Two: while one batch commits the next one works, and the rest gather (npm run bench --
+    // replicas: more batches in flight split the gathering into small commits, each costing
+    // the database its round trips and its flush, and more tenant locks taken side by side by
+    // replicas that share tenants).
+    this.maxInFlight = opts.maxInFlight ?? 2;
     this.lockTimeoutMs = opts.lockTimeoutMs ?? 5000;
   }
 

@@ -20,6 +20,9 @@ import { mergeInserts, writeAll, type WritePart } from './write-parts.js';
 /** Decisions written by one statement at most: their parameters stay well under PostgreSQL's 65,535. */
 const WRITE_CHUNK = 200;
 
+/** Held writes of at most this many decisions go out as a prepared statement. */
+const PREPARED_UP_TO = 4;
+
 /** One decision's writes, held until the batch writes them. */
 interface Held {
   tenantId: string;
@@ -153,7 +156,12 @@ export class DecisionBatch implements SharedRun {
         ...chunk.flatMap((h) => h.parts),
         ...journalBatchParts(chunk.map((h) => h.journal)),
       ]);
-      await writeAll(this.tx, parts, (sql, params) => this.tx.once(sql, params));
+      // A few decisions' text recurs (one per mix of writes and count), so it is prepared like
+      // any statement of the decision path; a larger batch's text is planned once and dropped.
+      const prepared = chunk.length <= PREPARED_UP_TO;
+      await writeAll(this.tx, parts, (sql, params) =>
+        prepared ? this.tx.query(sql, params) : this.tx.once(sql, params),
+      );
     }
   }
 
