@@ -1,7 +1,7 @@
 import { SvcError } from '../../core/errors.js';
-import { isStoreUnreachable, pgStoreError, type PgDb } from './database.js';
+import { isStoreUnreachable, pgStoreError, type PgDb, type PgTx } from './database.js';
 import { lockTenant, lockTenants, tryLockTenants } from './locks.js';
-import { preparedTransaction, type PreparedTx } from './prepared.js';
+import { preparedTransaction } from './prepared.js';
 
 /**
  * What jobs of one kind share within one run of a batch (decision-batch.ts): reads made once
@@ -15,7 +15,7 @@ export interface SharedRun {
 }
 
 /** Opens the shared run of a batch, given each job's tag (undefined for a job that shares nothing). */
-export type Sharing = (tx: PreparedTx, tags: unknown[]) => SharedRun;
+export type Sharing = (tx: PgTx, tags: unknown[]) => SharedRun;
 
 /** A job's place in the shared run of its batch. */
 export interface SharedPlace {
@@ -25,7 +25,7 @@ export interface SharedPlace {
 
 interface Job<T> {
   tenantId: string;
-  work: (tx: PreparedTx, shared?: SharedPlace) => Promise<T>;
+  work: (tx: PgTx, shared?: SharedPlace) => Promise<T>;
   /** what a job that can share tells the sharing about itself before the batch runs */
   tag?: unknown;
   resolve: (v: T) => void;
@@ -104,7 +104,7 @@ export class PgCommitQueue {
 
   submit<T>(
     tenantId: string,
-    work: (tx: PreparedTx, shared?: SharedPlace) => Promise<T>,
+    work: (tx: PgTx, shared?: SharedPlace) => Promise<T>,
     tag?: unknown,
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -155,7 +155,7 @@ export class PgCommitQueue {
    * other instead of working side by side. When no lock was free the batch waits for the
    * oldest job's tenant alone, so every tenant's jobs are served in turn.
    */
-  private async lock(tx: PreparedTx, batch: Job<unknown>[], wait: boolean): Promise<Job<unknown>[]> {
+  private async lock(tx: PgTx, batch: Job<unknown>[], wait: boolean): Promise<Job<unknown>[]> {
     const tenants = [...new Set(batch.map((j) => j.tenantId))];
     if (tenants.length === 1 || wait) {
       await lockTenants(tx, tenants);
@@ -239,7 +239,10 @@ export class PgCommitQueue {
         phase.committing = true;
       },
       this.db.outbox,
-      `SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}`,
+      // Plans made for this batch's values and the tables' sizes now: a plan cached while the
+      // tables were small (a new database, a new daemon's first decisions) can scan a tenant's
+      // every intent per decision once they have grown (npm run bench -- replicas saw 10x).
+      `SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(this.lockTimeoutMs))}; SET LOCAL plan_cache_mode = force_custom_plan`,
     );
   }
 

@@ -14,14 +14,11 @@ import {
   type StateRow,
 } from './decision-state.js';
 import { journalBatchParts } from './journal.js';
-import type { PreparedTx } from './prepared.js';
+import type { PgTx } from './database.js';
 import { mergeInserts, writeAll, type WritePart } from './write-parts.js';
 
-/** Decisions written by one statement at most: their parameters stay well under PostgreSQL's 65,535. */
+/** Decisions written by one statement at most: its JSON rows stay a few hundred kilobytes. */
 const WRITE_CHUNK = 200;
-
-/** Held writes of at most this many decisions go out as a prepared statement. */
-const PREPARED_UP_TO = 4;
 
 /** One decision's writes, held until the batch writes them. */
 interface Held {
@@ -66,7 +63,7 @@ export class DecisionBatch implements SharedRun {
   private readonly logs = new Map<string, LogState>();
 
   constructor(
-    private readonly tx: PreparedTx,
+    private readonly tx: PgTx,
     private readonly requests: (StateRequest | undefined)[],
   ) {}
 
@@ -156,12 +153,8 @@ export class DecisionBatch implements SharedRun {
         ...chunk.flatMap((h) => h.parts),
         ...journalBatchParts(chunk.map((h) => h.journal)),
       ]);
-      // A few decisions' text recurs (one per mix of writes and count), so it is prepared like
-      // any statement of the decision path; a larger batch's text is planned once and dropped.
-      const prepared = chunk.length <= PREPARED_UP_TO;
-      await writeAll(this.tx, parts, (sql, params) =>
-        prepared ? this.tx.query(sql, params) : this.tx.once(sql, params),
-      );
+      // one text per mix of tables written, whatever the count: prepared like the rest
+      await writeAll(this.tx, parts);
     }
   }
 
@@ -201,10 +194,9 @@ function reservationParts(held: Held[]): WritePart[] {
     {
       what: 'the budget reservations',
       sql: `UPDATE tasks t SET reserved_micros = t.reserved_micros + d.amount
-        FROM (VALUES ${rows.map((_, i) => `($${i * 3 + 1}, $${i * 3 + 2}, $${i * 3 + 3}::bigint)`).join(', ')})
-          AS d(tenant_id, id, amount)
+        FROM unnest($1::text[], $2::text[], $3::bigint[]) AS d(tenant_id, id, amount)
         WHERE t.tenant_id = d.tenant_id AND t.id = d.id AND t.reserved_micros + d.amount <= t.budget_micros`,
-      params: rows.flatMap((r) => [r.tenantId, r.taskId, r.micros.toString()]),
+      params: [rows.map((r) => r.tenantId), rows.map((r) => r.taskId), rows.map((r) => r.micros.toString())],
       expectRows: rows.length,
     },
   ];

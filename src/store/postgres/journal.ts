@@ -88,16 +88,26 @@ function subtreesPart(writes: JournalWrite[]): WritePart[] {
   ];
 }
 
-/** Each tenant's new log state (one write per tenant), every row changed. */
+/**
+ * Each tenant's new log state (one write per tenant), every row changed: one statement text
+ * however many tenants (their rows as JSON, as write-parts.ts merges inserts).
+ */
 function logStatePart(writes: JournalWrite[]): WritePart[] {
-  const rows = writes.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`);
+  const rows = writes.map((w) => ({
+    tenant_id: w.row.tenantId,
+    size: w.state.size,
+    chain_hash: w.state.chainHash,
+    frontier: w.frontierText,
+  }));
   return [
     {
       what: 'the log state',
-      sql: `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES ${rows.join(', ')}
+      sql: `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier)
+        SELECT r.tenant_id, r.size, r.chain_hash, r.frontier
+        FROM json_populate_recordset(NULL::journal_state, $1::json) AS r
         ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash,
           frontier = excluded.frontier`,
-      params: writes.flatMap((w) => [w.row.tenantId, w.state.size, w.state.chainHash, w.frontierText]),
+      params: [JSON.stringify(rows)],
       expectRows: writes.length,
     },
   ];

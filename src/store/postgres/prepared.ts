@@ -15,27 +15,16 @@ function nameOf(sql: string): string {
   return name;
 }
 
-/** A transaction on one connection that can also run a statement unprepared. */
-export interface PreparedTx extends PgTx {
-  /**
-   * Run a statement whose text is built for one use (a batch's multi-row writes): parsed and
-   * planned once and then forgotten, where a named statement would stay prepared on the
-   * connection for as long as it lives.
-   */
-  once<R>(sql: string, params: unknown[]): Promise<R[]>;
-}
-
 /**
  * Queries on one connection as named prepared statements. The decision path runs the same
  * dozen statements for every decision; planning the state read alone costs more than
  * executing it, so each is parsed and planned once per pooled connection and then only
  * bound and executed.
  */
-export function preparedTx(client: pg.PoolClient): PreparedTx {
+export function preparedTx(client: pg.PoolClient): PgTx {
   return {
     query: async <R>(sql: string, params?: unknown[]) =>
       (await client.query({ name: nameOf(sql), text: sql, values: params ?? [] })).rows as R[],
-    once: async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
   };
 }
 
@@ -46,7 +35,7 @@ export function preparedTx(client: pg.PoolClient): PreparedTx {
  */
 export async function preparedTransaction<T>(
   pool: pg.Pool,
-  fn: (tx: PreparedTx) => Promise<T>,
+  fn: (tx: PgTx) => Promise<T>,
   outbox?: OutboxSignal,
   /** statements (no parameters) sent with BEGIN in the same round trip, such as `SET LOCAL` */
   setup?: string,
@@ -63,7 +52,7 @@ export async function preparedTransaction<T>(
     // One simple-protocol message: BEGIN and its settings cost one round trip together.
     await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED${setup ? `; ${setup}` : ''}`);
     let wroteEvent = false;
-    const tx: PreparedTx = {
+    const tx: PgTx = {
       ...preparedTx(client),
       eventWritten: () => {
         wroteEvent = true;

@@ -19,15 +19,9 @@ export interface WritePart {
  * Several independent writes (distinct rows, none reading another's result) as one
  * statement of data-modifying CTEs: one round trip instead of one per write, inside the
  * caller's transaction. PostgreSQL runs every CTE to completion; a failed one fails the
- * statement, and with it the transaction. `run` sends the statement: prepared by default
- * (the decision path's statements repeat), unprepared for a text built once.
+ * statement, and with it the transaction.
  */
-export async function writeAll(
-  tx: PgTx,
-  parts: WritePart[],
-  run: (sql: string, params: unknown[]) => Promise<Record<string, number>[]> = (sql, params) =>
-    tx.query(sql, params),
-): Promise<void> {
+export async function writeAll(tx: PgTx, parts: WritePart[]): Promise<void> {
   if (parts.length === 0) return;
   const params: unknown[] = [];
   const ctes = parts.map((p, i) => {
@@ -36,7 +30,7 @@ export async function writeAll(
     return `w${i} AS (${sql} RETURNING 1)`;
   });
   const counts = parts.map((_, i) => `(SELECT count(*) FROM w${i})::int AS c${i}`).join(', ');
-  const [row] = await run(`WITH ${ctes.join(', ')} SELECT ${counts}`, params);
+  const [row] = await tx.query<Record<string, number>>(`WITH ${ctes.join(', ')} SELECT ${counts}`, params);
   parts.forEach((p, i) => {
     const expected = p.exactlyOne ? 1 : p.expectRows;
     if (expected !== undefined) checkGuarded(p.what, row?.[`c${i}`] ?? 0, expected);
@@ -48,35 +42,91 @@ function renumber(sql: string, offset: number): string {
   return offset === 0 ? sql : sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
 
-/** `INSERT INTO t (columns) VALUES (one row)` and nothing after it: rows that can share one VALUES list. */
-const SINGLE_ROW_INSERT = /^(\s*INSERT INTO [^(]+\([^)]*\)\s*VALUES\s*)(\([^;]*\))\s*$/;
+/** `INSERT INTO t (columns) VALUES (one row)` and nothing after it: rows that can share one statement. */
+const SINGLE_ROW_INSERT = /^\s*INSERT INTO ([a-z_]+) \(([^)]*)\)\s*VALUES\s*\(([^;]*)\)\s*$/;
+const PARAM = /^\$(\d+)$/;
+const LITERAL = /^'[a-z_]*'$/;
 
 /**
- * Unguarded single-row INSERTs of the same text merged into one multi-row INSERT each, in the
- * order each text first appears; every other part is kept as it is. A batch of decisions then
- * writes a table with one statement (and one executor start) however many rows it adds.
- * The rows of a batch are distinct (their keys are new ids and sequences), so one INSERT
- * fails exactly when one of its rows would.
+ * Unguarded single-row INSERTs of the same text merged into one INSERT each, in the order
+ * each text first appears; every other part is kept as it is. The rows travel as one JSON
+ * array that `json_populate_recordset` turns into the table's own row type (each value
+ * through its column type's input, as a parameter's text would be), so the statement's text
+ * is the same however many rows it carries: prepared once per connection like the rest of
+ * the decision path, where a multi-row VALUES list would be a new text, parsed and planned
+ * anew, for every batch size. The rows of a batch are distinct (their keys are new ids and
+ * sequences), so one INSERT fails exactly when one of its rows would.
  */
 export function mergeInserts(parts: WritePart[]): WritePart[] {
   const out: WritePart[] = [];
-  const merged = new Map<string, { part: WritePart; head: string; rows: string[] }>();
+  const merged = new Map<
+    string,
+    { part: WritePart; columns: RowColumn[]; rows: Record<string, unknown>[] }
+  >();
   for (const p of parts) {
-    const m = p.exactlyOne || p.expectRows !== undefined ? null : SINGLE_ROW_INSERT.exec(p.sql);
-    if (!m) {
+    const shape = p.exactlyOne || p.expectRows !== undefined ? undefined : rowShape(p.sql);
+    if (shape === undefined) {
       out.push(p);
       continue;
     }
-    const group = merged.get(p.sql);
+    let group = merged.get(p.sql);
     if (group === undefined) {
-      const part: WritePart = { what: p.what, sql: '', params: [...p.params] };
-      merged.set(p.sql, { part, head: m[1]!, rows: [m[2]!] });
+      const select = shape.columns.map((c) => c.literal ?? `r.${c.name}`).join(', ');
+      const names = shape.columns.map((c) => c.name).join(', ');
+      const part: WritePart = {
+        what: p.what,
+        sql: `INSERT INTO ${shape.table} (${names})
+          SELECT ${select} FROM json_populate_recordset(NULL::${shape.table}, $1::json) AS r`,
+        params: [],
+      };
+      group = { part, columns: shape.columns, rows: [] };
+      merged.set(p.sql, group);
       out.push(part);
-      continue;
     }
-    group.rows.push(renumber(m[2]!, group.part.params.length));
-    group.part.params.push(...p.params);
+    const row: Record<string, unknown> = {};
+    for (const c of group.columns) if (c.param !== undefined) row[c.name] = jsonValue(p.params[c.param - 1]);
+    group.rows.push(row);
   }
-  for (const { part, head, rows } of merged.values()) part.sql = `${head}${rows.join(', ')}`;
+  for (const { part, rows } of merged.values()) part.params = [JSON.stringify(rows)];
   return out;
+}
+
+interface RowColumn {
+  name: string;
+  /** the parameter (from 1) that gives its value */
+  param?: number;
+  /** or the constant the statement gives it */
+  literal?: string;
+}
+
+/** The table and the columns of a single-row INSERT whose values are all parameters or quoted constants. */
+function rowShape(sql: string): { table: string; columns: RowColumn[] } | undefined {
+  const m = SINGLE_ROW_INSERT.exec(sql);
+  if (!m) return undefined;
+  const names = m[2]!.split(',').map((c) => c.trim());
+  const values = m[3]!.split(',').map((v) => v.trim());
+  if (names.length !== values.length) return undefined;
+  const columns: RowColumn[] = [];
+  for (const [i, name] of names.entries()) {
+    const v = values[i]!;
+    const param = PARAM.exec(v);
+    if (param) columns.push({ name, param: Number(param[1]) });
+    else if (LITERAL.test(v)) columns.push({ name, literal: v });
+    else return undefined;
+  }
+  return { table: m[1]!, columns };
+}
+
+/**
+ * A parameter as JSON whose text the column's input reads as node-postgres would send it:
+ * bytes as `\x` hex, bigints as their digits, objects as their JSON text.
+ */
+function jsonValue(v: unknown): unknown {
+  if (v instanceof Uint8Array)
+    return `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) throw new TypeError('an array parameter cannot travel in a JSON row');
+  if (v !== null && typeof v === 'object') return JSON.stringify(v);
+  return v;
 }
