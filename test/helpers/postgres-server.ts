@@ -27,37 +27,7 @@ export async function startServer(root: string, opts: { ownerPid?: number } = {}
     '--no-locale',
     '--no-sync',
   ]);
-  let lastError = '';
-  // The port is free when the OS names it; another process may take it before the server
-  // binds, so a failed start is retried on a new port.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const options = [
-      '-c listen_addresses=127.0.0.1',
-      `-c port=${port}`,
-      `-c unix_socket_directories=${root}`,
-      '-c fsync=on',
-      '-c max_connections=300',
-    ].join(' ');
-    const started = runStatus(asServer, join(bin, 'pg_ctl'), [
-      '-D',
-      data,
-      '-l',
-      join(root, 'server.log'),
-      '-w',
-      '-t',
-      '60',
-      '-o',
-      options,
-      'start',
-    ]);
-    if (started.ok) {
-      if (opts.ownerPid !== undefined) watch(opts.ownerPid, asServer, join(bin, 'pg_ctl'), root);
-      return { url: `postgresql://postgres@127.0.0.1:${port}/postgres` };
-    }
-    lastError = `${started.output}\n${tail(join(root, 'server.log'))}`;
-  }
-  throw new Error(`the test PostgreSQL server did not start: ${lastError}`);
+  return startOnFreePort(root, asServer, bin, ['-c fsync=on'], 'server', opts);
 }
 
 /**
@@ -88,6 +58,23 @@ export async function startStandby(
     'stream',
     '--no-sync',
   ]);
+  return startOnFreePort(root, asServer, bin, ['-c hot_standby=on'], 'standby', opts);
+}
+
+/**
+ * Start the cluster in `root`/data listening on 127.0.0.1 only, at a port the OS picked.
+ * The port is free when the OS names it; another process may take it before the server
+ * binds, so a failed start is retried on a new port.
+ */
+async function startOnFreePort(
+  root: string,
+  asServer: ReturnType<typeof serverUser>,
+  bin: string,
+  settings: string[],
+  what: string,
+  opts: { ownerPid?: number },
+): Promise<{ url: string }> {
+  const data = join(root, 'data');
   let lastError = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
@@ -95,7 +82,7 @@ export async function startStandby(
       '-c listen_addresses=127.0.0.1',
       `-c port=${port}`,
       `-c unix_socket_directories=${root}`,
-      '-c hot_standby=on',
+      ...settings,
       '-c max_connections=300',
     ].join(' ');
     const started = runStatus(asServer, join(bin, 'pg_ctl'), [
@@ -116,7 +103,7 @@ export async function startStandby(
     }
     lastError = `${started.output}\n${tail(join(root, 'server.log'))}`;
   }
-  throw new Error(`the test PostgreSQL standby did not start: ${lastError}`);
+  throw new Error(`the test PostgreSQL ${what} did not start: ${lastError}`);
 }
 
 /** Stop the server started in `root`, if one is running. */
