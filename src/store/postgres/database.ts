@@ -92,13 +92,23 @@ export class PgDb {
     const db = new PgDb(url, opts);
     let last: unknown;
     for (let attempt = 0; attempt < db.hosts.hosts.length; attempt++) {
+      let version: number;
       try {
-        await db.pool.query('SELECT 1');
-        return db;
+        const { rows } = await db.pool.query<{ v: number }>(
+          "SELECT current_setting('server_version_num')::int AS v",
+        );
+        version = rows[0]!.v;
       } catch (err) {
         last = err;
         if (!isStoreUnreachable(err) && !(err instanceof SvcError)) break;
+        continue;
       }
+      const old = tooOld(version);
+      if (old) {
+        await db.close();
+        throw old;
+      }
+      return db;
     }
     await db.close();
     throw db.describe(last, `cannot connect to the database ${redactUrl(url)}`);
@@ -209,6 +219,21 @@ export class PgDb {
 }
 
 function ignore(): void {}
+
+/** The oldest server svc runs on: decisions plan with `plan_cache_mode` (commit-queue.ts), new in 12. */
+export const MIN_SERVER_VERSION = 120000;
+
+/** Refuse a server older than MIN_SERVER_VERSION (`server_version_num`), naming both. */
+export function tooOld(versionNum: number): SvcError | undefined {
+  if (versionNum >= MIN_SERVER_VERSION) return undefined;
+  const major = (n: number) =>
+    n >= 100000 ? String(Math.floor(n / 10000)) : `${Math.floor(n / 10000)}.${Math.floor(n / 100) % 100}`;
+  return new SvcError(
+    'unavailable',
+    `the database server runs PostgreSQL ${major(versionNum)}; svc needs PostgreSQL ${major(MIN_SERVER_VERSION)} or newer`,
+    { remedy: 'upgrade the server, or point --store at a newer one' },
+  );
+}
 
 /**
  * A pool's connection class that opens each connection to the host the selector names
