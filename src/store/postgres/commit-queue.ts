@@ -119,19 +119,31 @@ export class PgCommitQueue {
     // One turn of the event loop: requests that arrived together share the commit.
     setImmediate(() => {
       this.scheduled = false;
-      while (this.inFlight < this.maxInFlight) {
-        const batch = this.take();
-        if (batch.length === 0) return;
-        const tenants = new Set(batch.map((j) => j.tenantId));
-        for (const t of tenants) this.busy.add(t);
-        this.inFlight++;
-        void this.run(batch).finally(() => {
-          for (const t of tenants) this.busy.delete(t);
-          this.inFlight--;
-          this.schedule();
-        });
-      }
+      this.start();
     });
+  }
+
+  /** Start batches of what is pending, up to `maxInFlight`. */
+  private start(): void {
+    while (this.inFlight < this.maxInFlight) {
+      const batch = this.take();
+      if (batch.length === 0) return;
+      const tenants = new Set(batch.map((j) => j.tenantId));
+      for (const t of tenants) this.busy.add(t);
+      this.inFlight++;
+      let released = false;
+      // Called once the batch's transaction has ended, before its callers are answered: the
+      // next batch of its tenants starts at once (the jobs that gathered meanwhile), so the
+      // tenant's lock is not left idle while the answers are written out.
+      const release = () => {
+        if (released) return;
+        released = true;
+        for (const t of tenants) this.busy.delete(t);
+        this.inFlight--;
+        this.start();
+      };
+      void this.run(batch, release).finally(release);
+    }
   }
 
   /** The next batch: pending jobs of tenants with no batch in flight here, in arrival order. */
@@ -169,7 +181,7 @@ export class PgCommitQueue {
     return held.size === tenants.length ? batch : batch.filter((j) => held.has(j.tenantId));
   }
 
-  private async run(batch: Job<unknown>[]): Promise<void> {
+  private async run(batch: Job<unknown>[], release: () => void): Promise<void> {
     this.stats.batches++;
     const phase: Attempt = { committing: false, ran: batch };
     try {
@@ -182,20 +194,25 @@ export class PgCommitQueue {
         await this.transaction(phase.ran, true, phase);
       }
     } catch (err) {
+      this.requeue(batch, phase.ran);
+      release();
       this.failAll(phase.ran, err, phase.committing);
       return;
-    } finally {
-      // the jobs of tenants another replica held: first in line for the next batch
-      if (phase.ran !== batch) {
-        const ran = new Set(phase.ran);
-        this.pending.unshift(...batch.filter((j) => !ran.has(j)));
-      }
     }
+    this.requeue(batch, phase.ran);
+    release();
     for (const job of phase.ran) {
       const r = job.result!;
       if (r.ok) job.resolve(r.value);
       else job.reject(pgStoreError(r.error, 'the record'));
     }
+  }
+
+  /** The jobs of tenants another replica held go back first in line for the next batch. */
+  private requeue(batch: Job<unknown>[], ran: Job<unknown>[]): void {
+    if (ran === batch) return;
+    const done = new Set(ran);
+    this.pending.unshift(...batch.filter((j) => !done.has(j)));
   }
 
   private transaction(taken: Job<unknown>[], savepoints: boolean, phase: Attempt): Promise<void> {
