@@ -99,8 +99,26 @@ interface RowColumn {
   literal?: string;
 }
 
+interface RowShape {
+  table: string;
+  columns: RowColumn[];
+}
+
+/** Shapes by statement text: the decision path writes the same dozen texts over and over. */
+const shapes = new Map<string, RowShape | null>();
+
 /** The table and the columns of a single-row INSERT whose values are all parameters or quoted constants. */
-function rowShape(sql: string): { table: string; columns: RowColumn[] } | undefined {
+function rowShape(sql: string): RowShape | undefined {
+  let shape = shapes.get(sql);
+  if (shape === undefined) {
+    shape = parseShape(sql) ?? null;
+    // the texts are the code's own, a few dozen: the bound only guards against a mistake
+    if (shapes.size < 1000) shapes.set(sql, shape);
+  }
+  return shape ?? undefined;
+}
+
+function parseShape(sql: string): RowShape | undefined {
   const m = SINGLE_ROW_INSERT.exec(sql);
   if (!m) return undefined;
   const names = m[2]!.split(',').map((c) => c.trim());
