@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decisionWorld } from '../helpers/decision-world.js';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { pgCtl, serverBinDir, startServer, startStandby, stopServer } from '../helpers/postgres-server.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -30,29 +31,15 @@ interface Answer {
   };
 }
 
-/** One tenant with an agent allowed to write notes on a task with room to spare. */
+/** One tenant with an agent allowed to write notes on a task with room to spare, and its journal key. */
 async function seed(
   env: Record<string, string>,
   dir: string,
 ): Promise<{ ca: Buffer; bot: string; publicKey: string }> {
-  const t = ['--tenant', 'acme'];
-  const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
-  const publicKey = (await runJson<{ public_key: string }>(['key', 'show', ...t], env)).public_key;
-  await runJson(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice'], env);
-  await runJson(
-    ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', '1'],
-    env,
-  );
-  await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.notes'], env);
-  const policy = join(dir, 'policy.cedar');
-  writeFileSync(policy, 'permit (principal, action, resource);\n');
-  await runJson(['policy', 'set', ...t, '--file', policy], env);
-  await runJson(
-    ['task', 'create', ...t, '--id', 'keys', '--sponsor', 'alice', '--budget-usd', '1000', '--actor', 'bot'],
-    env,
-  );
-  const bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
-  return { ca: readFileSync(init.ca_cert), bot, publicKey };
+  const { caCert, bot } = await decisionWorld(env, dir, { id: 'keys', budgetUsd: '1000' });
+  const publicKey = (await runJson<{ public_key: string }>(['key', 'show', '--tenant', 'acme'], env))
+    .public_key;
+  return { ca: readFileSync(caCert), bot, publicKey };
 }
 
 /** A client of one daemon replica. */

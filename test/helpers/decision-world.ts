@@ -5,11 +5,13 @@ import { runJson } from './cli.js';
 
 /**
  * A data dir with what decisions under load need, made through the CLI: tenant acme, agent
- * `bot` granted `crm.notes` (allowed by a permissive policy) on task t1 with a large budget.
+ * `bot` granted `crm.notes` (allowed by a permissive policy) on a task (t1 unless named)
+ * with a large budget.
  */
 export async function decisionWorld(
   env: Record<string, string>,
   dir: string,
+  task: { id: string; budgetUsd: string } = { id: 't1', budgetUsd: '100000' },
 ): Promise<{ caCert: string; bot: string }> {
   const t = ['--tenant', 'acme'];
   const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
@@ -23,7 +25,19 @@ export async function decisionWorld(
   writeFileSync(policy, 'permit (principal, action, resource);\n');
   await runJson(['policy', 'set', ...t, '--file', policy], env);
   await runJson(
-    ['task', 'create', ...t, '--id', 't1', '--sponsor', 'alice', '--budget-usd', '100000', '--actor', 'bot'],
+    [
+      'task',
+      'create',
+      ...t,
+      '--id',
+      task.id,
+      '--sponsor',
+      'alice',
+      '--budget-usd',
+      task.budgetUsd,
+      '--actor',
+      'bot',
+    ],
     env,
   );
   const bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;

@@ -51,7 +51,10 @@ const keyOf = (...parts: string[]): string => JSON.stringify(parts);
  *
  * The guards stay in the written statement: every reservation must still fit its budget and
  * every key and sequence must be new. Should one fail, the batch runs again without sharing
- * (commit-queue.ts), so a wrong overlay could cost time but never a wrong decision.
+ * (commit-queue.ts), so a wrong overlay of a reservation, a key or the log state could cost
+ * time but never an overspent budget, a second allow or a forked log. Admissions have no
+ * such backstop (an execution plan's count is judged on the state read, as without sharing):
+ * that overlay rests on its test (decision-batch.test.ts admits exactly the plan's count).
  */
 export class DecisionBatch implements SharedRun {
   private rows: Promise<(StateRow | undefined)[]> | undefined;
