@@ -35,3 +35,40 @@ export const usd = (n: number) =>
   `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
 export const short = (hex: string) => `${hex.slice(0, 12)}…`;
+
+/** `2026-11-27T10:15:02Z` with the viewer's local time beside it: unambiguous and readable. */
+export function When({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">–</span>;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return <span>{iso}</span>;
+  const utc = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return (
+    <time dateTime={utc} title={d.toLocaleString()}>
+      {utc} <span class="muted">({d.toLocaleString()})</span>
+    </time>
+  );
+}
+
+/**
+ * A long id shown whole when it fits and cut with an ellipsis when it does not (never
+ * wrapped at its hyphens), with a button that copies the whole id.
+ */
+export function Id({ value, label }: { value: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    void navigator.clipboard?.writeText(value).then(() => {
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    });
+  };
+  return (
+    <span class="id">
+      <code class="id-text" title={value}>
+        {value}
+      </code>
+      <button type="button" class="id-copy" onClick={copy} aria-label={`copy ${label ?? 'id'} ${value}`}>
+        {copied ? 'copied' : 'copy'}
+      </button>
+    </span>
+  );
+}
