@@ -174,7 +174,7 @@ function attributesAt(root: unknown, path: string[]): Attributes {
 
 // Exactly the schema's attributes with the schema's types: the engine accepts every such
 // request, so its answer depends on the values alone.
-function wellTyped(input: EngineInput): boolean {
+export function wellTyped(input: EngineInput): boolean {
   return (
     typeof input.action === 'string' &&
     typeof input.principalId === 'string' &&

@@ -12,12 +12,12 @@ import { statefulIsAuthorized } from '@cedar-policy/cedar-wasm/nodejs';
 import type { AuthorizationAnswer, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
 import type { ActorKind } from '../core/actor.js';
 import type { Micros } from '../core/money.js';
-import { cacheOf } from './authorization-cache.js';
+import { cacheOf, wellTyped } from './authorization-cache.js';
 import type { CleanAnswer, EngineInput } from './authorization-cache.js';
+import { fullCall, leanCall } from './engine-call.js';
 import { ensurePreparsed } from './policy-set.js';
 import type { CompiledPolicySet } from './policy-set.js';
 import type { PolicyEntry } from './policy-source.js';
-import { ACTION_TYPE, ACTOR_TYPE, CAPABILITY_TYPE } from './schema.js';
 
 export interface PolicyRequest {
   tenantId: string;
@@ -85,14 +85,13 @@ function decide(
 ): PolicyDecision {
   if (compiled === null || compiled === undefined) return noPolicySet(request.tenantId);
   if (!compiled.actions.includes(request.action)) return unknownAction(request);
-  const context = requestContext(request);
-  if (typeof context === 'string') {
+  const input = engineRequest(request);
+  if (typeof input === 'string') {
     return deny(
       'unrepresentable_request',
-      `the policy engine cannot evaluate this request exactly: ${context}`,
+      `the policy engine cannot evaluate this request exactly: ${input}`,
     );
   }
-  const input = engineInput(request, context);
   const cache = cached ? cacheOf(compiled) : undefined;
   const key = cache?.keyOf(input);
   let outcome: Outcome | undefined = key === undefined ? undefined : cache?.get(key);
@@ -107,21 +106,19 @@ function decide(
 
 function evaluate(compiled: CompiledPolicySet, input: EngineInput): Outcome {
   ensurePreparsed(compiled);
+  // The lean call answers a well-typed request as the full one would (engine-call.ts); only
+  // a clean answer is taken from it, so every refusal and its diagnostics are the full call's.
+  if (wellTyped(input)) {
+    const lean = outcomeOf(compiled, () => statefulIsAuthorized(leanCall(compiled, input)));
+    if (lean.decision === 'allow' || lean.decision === 'deny') return lean;
+  }
+  return outcomeOf(compiled, () => statefulIsAuthorized(fullCall(compiled, input)));
+}
+
+function outcomeOf(compiled: CompiledPolicySet, call: () => AuthorizationAnswer): Outcome {
   let answer: AuthorizationAnswer;
   try {
-    answer = statefulIsAuthorized({
-      principal: { type: ACTOR_TYPE, id: input.principalId },
-      action: { type: ACTION_TYPE, id: input.action },
-      resource: { type: CAPABILITY_TYPE, id: input.resourceId },
-      context: input.context,
-      entities: [
-        { uid: { type: ACTOR_TYPE, id: input.principalId }, attrs: input.principal, parents: [] },
-        { uid: { type: CAPABILITY_TYPE, id: input.resourceId }, attrs: input.resource, parents: [] },
-      ],
-      preparsedPolicySetId: compiled.id,
-      preparsedSchemaName: compiled.schemaName,
-      validateRequest: true,
-    });
+    answer = call();
   } catch (err) {
     // The bindings throw, rather than answer, on a value they cannot convert at all.
     return { decision: 'failure', errors: [String(err)] };
@@ -180,6 +177,12 @@ function requestContext(request: PolicyRequest): Record<string, CedarValueJson> 
     now_epoch_s: request.nowEpochS,
     irreversible: request.capability.irreversible,
   };
+}
+
+/** What the engine is given for `request`, or why it cannot be given it exactly. */
+export function engineRequest(request: PolicyRequest): EngineInput | string {
+  const context = requestContext(request);
+  return typeof context === 'string' ? context : engineInput(request, context);
 }
 
 function engineInput(request: PolicyRequest, context: Record<string, CedarValueJson>): EngineInput {
