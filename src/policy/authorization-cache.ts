@@ -8,7 +8,10 @@
  *   for every registry version (each policy or capability change), so a cache never
  *   outlives the text it answered for: it hangs off the compiled object and goes with it;
  * - the key holds the action and every attribute and id the set can read, with the
- *   values the engine is given, so two requests with one key evaluate identically;
+ *   values the engine is given, so two requests with one key evaluate identically; an
+ *   attribute of the schema's Long type that the set only compares with Long literals is
+ *   held as its interval among those literals instead, which long-intervals.ts proves
+ *   gives the same evaluation for every value of the interval;
  * - only clean answers are kept: a request the engine refused, or one where a policy
  *   errored, is evaluated again every time, so errors always come from the engine;
  * - a request whose values are not of the schema's types is never looked up or kept (the
@@ -16,6 +19,7 @@
  * Bounded: least recently used entries go first.
  */
 import type { CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { regionOf } from './long-intervals.js';
 import { analysePolicyReads } from './policy-reads.js';
 import type { PolicyReads, ReadAnalysis } from './policy-reads.js';
 import type { CompiledPolicySet } from './policy-set.js';
@@ -48,24 +52,28 @@ export interface AuthorizationCacheStats {
   capacity: number;
   hits: number;
   misses: number;
+  /** The attributes keyed by interval rather than by value (`context.amount_micros`), sorted. */
+  intervals: string[];
 }
 
 export class AuthorizationCache {
   private readonly entries = new Map<string, CleanAnswer>();
   private hits = 0;
   private misses = 0;
+  private readonly plan: KeyPlan | undefined;
 
   constructor(
     private readonly analysis: ReadAnalysis,
     readonly capacity: number = AUTHORIZATION_CACHE_CAPACITY,
   ) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError('capacity must be at least 1');
+    this.plan = analysis.cacheable ? keyPlan(analysis.reads) : undefined;
   }
 
   /** The key of `input`, or `undefined` when this request must go to the engine. */
   keyOf(input: EngineInput): string | undefined {
-    if (!this.analysis.cacheable || !wellTyped(input)) return undefined;
-    return requestKey(this.analysis.reads, input);
+    if (this.plan === undefined || !wellTyped(input)) return undefined;
+    return requestKey(this.plan, input);
   }
 
   get(key: string): CleanAnswer | undefined {
@@ -94,7 +102,13 @@ export class AuthorizationCache {
   }
 
   stats(): AuthorizationCacheStats {
-    const base = { size: this.entries.size, capacity: this.capacity, hits: this.hits, misses: this.misses };
+    const base = {
+      size: this.entries.size,
+      capacity: this.capacity,
+      hits: this.hits,
+      misses: this.misses,
+      intervals: (this.plan?.intervals ?? []).map((p) => `${p.holder}.${p.attr}`).sort(),
+    };
     return this.analysis.cacheable
       ? { cacheable: true, ...base }
       : { cacheable: false, why: this.analysis.why, ...base };
@@ -118,20 +132,70 @@ export function authorizationCacheStats(compiled: CompiledPolicySet): Authorizat
   return cacheOf(compiled).stats();
 }
 
+type Holder = 'principal' | 'resource' | 'context';
+
+/** How a key is made for one analysed set: each read, by value or by interval, in a fixed order. */
+interface KeyPlan {
+  readonly principalId: boolean;
+  readonly resourceId: boolean;
+  readonly contextWhole: boolean;
+  readonly attributes: readonly Read[];
+  readonly intervals: readonly Read[];
+}
+
+interface Read {
+  readonly holder: Holder;
+  readonly attr: string;
+  /** Set when the attribute is keyed by its interval among these literals. */
+  readonly constants?: readonly bigint[];
+}
+
+function keyPlan(reads: PolicyReads): KeyPlan {
+  const attributes: Read[] = [];
+  const add = (holder: Holder, names: readonly string[]) => {
+    for (const attr of names) {
+      const constants = reads.intervals[holder].get(attr);
+      // Only a Long of the schema: wellTyped then guarantees a safe integer or absence.
+      const long = SHAPES[holder].get(attr)?.type === 'Long';
+      attributes.push(constants !== undefined && long ? { holder, attr, constants } : { holder, attr });
+    }
+  };
+  add('principal', reads.principal);
+  add('resource', reads.resource);
+  if (reads.context !== 'all') add('context', reads.context);
+  return {
+    principalId: reads.principalId,
+    resourceId: reads.resourceId,
+    contextWhole: reads.context === 'all',
+    attributes,
+    intervals: attributes.filter((a) => a.constants !== undefined),
+  };
+}
+
 // JSON of a list of strings, numbers, booleans and string lists is unambiguous; an absent
-// attribute is null, which no attribute of the schema can hold.
-function requestKey(reads: PolicyReads, input: EngineInput): string {
+// attribute is null, which no attribute of the schema can hold. Each position belongs to one
+// attribute and holds either its value or its interval's index for every key of one cache.
+function requestKey(plan: KeyPlan, input: EngineInput): string | undefined {
   const parts: unknown[] = [input.action];
-  parts.push(reads.principalId ? input.principalId : null, reads.resourceId ? input.resourceId : null);
-  for (const a of reads.principal) parts.push(input.principal[a] ?? null);
-  for (const a of reads.resource) parts.push(input.resource[a] ?? null);
-  if (reads.context === 'all') parts.push(input.context);
-  else for (const a of reads.context) parts.push(input.context[a] ?? null);
+  parts.push(plan.principalId ? input.principalId : null, plan.resourceId ? input.resourceId : null);
+  for (const { holder, attr, constants } of plan.attributes) {
+    const record = input[holder];
+    // Own attributes only: a name like `constructor` must not reach Object.prototype.
+    const value = Object.hasOwn(record, attr) ? record[attr] : undefined;
+    if (value === undefined) parts.push(null);
+    else if (constants === undefined) parts.push(value);
+    else {
+      const region = regionOf(value, constants);
+      if (region === undefined) return undefined;
+      parts.push(region);
+    }
+  }
+  if (plan.contextWhole) parts.push(input.context);
   return JSON.stringify(parts);
 }
 
 type Check = (value: unknown) => boolean;
-type Shape = ReadonlyMap<string, { check: Check; required: boolean }>;
+type Shape = ReadonlyMap<string, { type: string; check: Check; required: boolean }>;
 
 /** Per attribute of a record type of the schema, a test of its type. */
 type Attributes = Record<string, { type: string; element?: { type: string }; required?: boolean }>;
@@ -140,7 +204,7 @@ function shapeOf(attributes: Attributes): Shape {
   return new Map(
     Object.entries(attributes).map(([name, t]) => [
       name,
-      { check: checkOf(t), required: t.required !== false },
+      { type: t.type, check: checkOf(t), required: t.required !== false },
     ]),
   );
 }

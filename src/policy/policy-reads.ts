@@ -10,8 +10,14 @@
  * a template slot makes the whole set uncacheable. Over this schema that is sound because
  * the request's entities have no parents (so `in` compares ids) and no attribute holds an
  * entity (so no entity is reachable from another).
+ *
+ * It also finds the attributes the set uses only in comparisons with Long literals
+ * (`context.amount_micros > 1000000000`, `3 > context.tier`), with those literals, so the
+ * cache can key them by interval (long-intervals.ts says why that is sound). One use of any
+ * other kind anywhere in the set keeps the attribute keyed by its exact value.
  */
 import { policySetTextToParts, policyToJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { longLiteral, sortedConstants } from './long-intervals.js';
 
 export interface PolicyReads {
   /** The principal's id is compared (scope `==`/`in`, or the variable used as a value). */
@@ -22,11 +28,22 @@ export interface PolicyReads {
   readonly resource: readonly string[];
   /** `'all'` when the context record is used as a whole value. */
   readonly context: readonly string[] | 'all';
+  /**
+   * Of the attributes above, those used only in comparisons with Long literals (and in
+   * `has` tests), each with its literals, distinct and ascending. Only a name listed above
+   * is ever here; the cache keys it by interval when the schema types it Long.
+   */
+  readonly intervals: {
+    readonly principal: ReadonlyMap<string, readonly bigint[]>;
+    readonly resource: ReadonlyMap<string, readonly bigint[]>;
+    readonly context: ReadonlyMap<string, readonly bigint[]>;
+  };
 }
 
 export type ReadAnalysis = { cacheable: true; reads: PolicyReads } | { cacheable: false; why: string };
 
 type Var = 'principal' | 'action' | 'resource' | 'context';
+type Holder = 'principal' | 'resource' | 'context';
 
 class Unanalysable extends Error {}
 
@@ -47,6 +64,8 @@ const BINARY = new Set([
   'containsAll',
   'containsAny',
 ]);
+// Comparisons that, against a Long literal, are the same for every value of one interval.
+const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
 const UNARY = new Set(['!', 'neg', 'isEmpty']);
 // Extension functions compute from their arguments alone; none reads an entity.
 const EXTENSION_FUNCTIONS = new Set([
@@ -81,6 +100,10 @@ class Collector {
   readonly resource = new Set<string>();
   readonly context = new Set<string>();
   contextWhole = false;
+  /** `holder.attr` of every attribute with a use other than a comparison with a Long literal. */
+  readonly exact = new Set<string>();
+  /** `holder.attr` to the Long literals it is compared with. */
+  readonly constants = new Map<string, Set<bigint>>();
 
   /** A variable used as a value: for an entity that exposes its id, for the context all of it. */
   whole(v: Var): void {
@@ -90,11 +113,33 @@ class Collector {
     // The action's id is always part of the key.
   }
 
-  attribute(v: Var, attr: string): void {
+  /** A read of `v.attr`; `exact` unless the read is a presence test or a comparison with a Long literal. */
+  attribute(v: Var, attr: string, exact = true): void {
     if (v === 'principal') this.principal.add(attr);
     else if (v === 'resource') this.resource.add(attr);
     else if (v === 'context') this.context.add(attr);
     else throw new Unanalysable('reads an attribute of the action');
+    if (exact) this.exact.add(`${v}.${attr}`);
+  }
+
+  /** `v.attr` compared with the Long `constant`. */
+  threshold(v: Var, attr: string, constant: bigint): void {
+    this.attribute(v, attr, false);
+    const name = `${v}.${attr}`;
+    let set = this.constants.get(name);
+    if (set === undefined) this.constants.set(name, (set = new Set()));
+    set.add(constant);
+  }
+
+  /** Of `holder`'s attributes, those compared with Long literals and used in no other way. */
+  intervals(holder: Holder): ReadonlyMap<string, readonly bigint[]> {
+    const found = new Map<string, readonly bigint[]>();
+    if (holder === 'context' && this.contextWhole) return found;
+    for (const [name, constants] of this.constants) {
+      const [of, attr] = splitName(name);
+      if (of === holder && !this.exact.has(name)) found.set(attr, sortedConstants(constants));
+    }
+    return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   scope(v: 'principal' | 'resource', scope: unknown): void {
@@ -118,6 +163,12 @@ class Collector {
     if (op === 'Value') return; // a literal, entity literals included: compared by id only
     if (op === 'Var') return this.whole(variable(body));
     if (op === '.' || op === 'has') return this.access(op, body);
+    if (COMPARISONS.has(op)) {
+      const left = field(body, 'left');
+      const right = field(body, 'right');
+      const compared = withLiteral(left, right) ?? withLiteral(right, left);
+      if (compared !== undefined) return this.threshold(compared.v, compared.attr, compared.constant);
+    }
     if (BINARY.has(op)) {
       this.expr(field(body, 'left'));
       this.expr(field(body, 'right'));
@@ -164,7 +215,10 @@ class Collector {
     if (!isVar(left)) {
       throw new Unanalysable(`reads attribute "${first}" of an expression other than a request variable`);
     }
-    this.attribute(variable(left['Var']), first);
+    // A one-step `has` reads presence alone, which every key keeps (an absent attribute is
+    // null); a longer path tests what the attribute holds.
+    const presence = op === 'has' && (!Array.isArray(attr) || attr.length === 1);
+    this.attribute(variable(left['Var']), first, !presence);
   }
 }
 
@@ -202,6 +256,11 @@ export function analysePolicyReads(text: string): ReadAnalysis {
       principal: [...c.principal].sort(),
       resource: [...c.resource].sort(),
       context: c.contextWhole ? 'all' : [...c.context].sort(),
+      intervals: {
+        principal: c.intervals('principal'),
+        resource: c.intervals('resource'),
+        context: c.intervals('context'),
+      },
     },
   };
 }
@@ -212,6 +271,26 @@ function isObject(x: unknown): x is Record<string, unknown> {
 
 function field(x: unknown, name: string): unknown {
   return isObject(x) ? x[name] : undefined;
+}
+
+// `attribute` as `a.x` of a request variable, compared with `literal`, a Long literal.
+function withLiteral(
+  attribute: unknown,
+  literal: unknown,
+): { v: Var; attr: string; constant: bigint } | undefined {
+  const access = field(attribute, '.');
+  if (!isObject(attribute) || Object.keys(attribute).length !== 1 || access === undefined) return undefined;
+  const left = field(access, 'left');
+  const attr = field(access, 'attr');
+  if (!isVar(left) || typeof attr !== 'string') return undefined;
+  if (!isObject(literal) || Object.keys(literal).length !== 1 || !('Value' in literal)) return undefined;
+  const constant = longLiteral(literal['Value']);
+  return constant === undefined ? undefined : { v: variable(left['Var']), attr, constant };
+}
+
+function splitName(name: string): [Holder, string] {
+  const dot = name.indexOf('.');
+  return [name.slice(0, dot) as Holder, name.slice(dot + 1)];
 }
 
 function isVar(x: unknown): x is { Var: Var } {

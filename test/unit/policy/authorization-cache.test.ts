@@ -98,6 +98,26 @@ describe('authorization cache: what it keeps', () => {
     expect(authorizationCacheStats(compiled).why).toContain('other than a request variable');
   });
 
+  it('keys by value an attribute of another type than Long, even compared with a Long', () => {
+    // The validator refuses such a comparison; the key must not rely on it.
+    const cache = new AuthorizationCache(
+      analysePolicyReads('permit (principal, action, resource) when { context.route == 3 };'),
+    );
+    const input = (route: string) => ({
+      action: 'read',
+      principalId: 'a1',
+      resourceId: 'c1',
+      principal: { kind: 'agent', roles: [] },
+      resource: { tier: 1, irreversible: false, custody: 'grant' },
+      context: { task_id: 't1', tier: 1, amount_micros: 0, route, now_epoch_s: 0, irreversible: false },
+    });
+    const [action, brokered] = [cache.keyOf(input('action')), cache.keyOf(input('brokered'))];
+    expect(action).toBeDefined();
+    expect(brokered).toBeDefined();
+    expect(action).not.toBe(brokered);
+    expect(cache.stats().intervals).toEqual([]);
+  });
+
   it('holds at most its capacity, dropping the least recently used entry first', () => {
     const cache = new AuthorizationCache(analysePolicyReads('permit (principal, action, resource);'), 2);
     const allow = { decision: 'allow' as const, reason: ['policy0'] };
