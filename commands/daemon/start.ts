@@ -144,6 +144,11 @@ export default class DaemonStart extends DataDirCommand {
       max: MAX_RETRY_SPEEDUP,
     }),
     'replica-id': replicaIdFlag(),
+    'policy-answer-cache': Flags.boolean({
+      summary:
+        'Answer a request the policy set has answered before from its answer cache (default). --no-policy-answer-cache evaluates every request: decisions are the same, each costs a policy evaluation.',
+      allowNo: true,
+    }),
     ...metricsFlags,
     'metrics-tenant-label': Flags.boolean({
       summary: 'Label per-tenant metrics with the tenant id (one series per tenant: mind the cardinality).',
@@ -189,6 +194,7 @@ export default class DaemonStart extends DataDirCommand {
       ...(flags.witness !== undefined ? { witnesses: flags.witness } : {}),
       ...(flags['witness-ca'] !== undefined ? { witnessCas: flags['witness-ca'] } : {}),
       ...(flags['tsa-url'] !== undefined ? { tsaUrl: flags['tsa-url'] } : {}),
+      policyAnswerCache: flags['policy-answer-cache'] !== false,
       openApprovals: openApprovalLimits(
         flags['max-open-approvals-per-actor'],
         flags['max-open-approvals-per-task'],

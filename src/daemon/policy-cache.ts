@@ -1,4 +1,4 @@
-import { authorize } from '../policy/authorization.js';
+import { authorize, authorizeUncached } from '../policy/authorization.js';
 import { compilePolicySet, type CompiledPolicySet } from '../policy/policy-set.js';
 import { verbsOf } from '../policy/verbs.js';
 import type { DecisionRules } from '../core/decision/decide.js';
@@ -12,6 +12,13 @@ type PolicyFn = DecisionRules['policy'];
  * decision's transaction, so a change made by the CLI applies to the very next decision.
  */
 export class PolicyCache implements PolicyResolver {
+  /**
+   * `answers: 'engine'` evaluates every request instead of answering repeats from the
+   * compiled set's answer cache: for measuring the engine, and for an operator who wants
+   * to rule the cache out (`SVC_POLICY_ANSWER_CACHE=off`); decisions are the same either way.
+   */
+  constructor(private readonly answers: 'cached' | 'engine' = 'cached') {}
+
   private readonly byTenant = new Map<string, { registryVersion: number; policy: ResolvedPolicy }>();
 
   cached(tenantId: string, registryVersion: number): ResolvedPolicy | undefined {
@@ -47,7 +54,9 @@ export class PolicyCache implements PolicyResolver {
 
   private evaluate(tenantId: string, compiled: CompiledPolicySet | null): PolicyFn {
     return (q) => {
-      const d = authorize(compiled, { ...q, tenantId });
+      const request = { ...q, tenantId };
+      const d =
+        this.answers === 'cached' ? authorize(compiled, request) : authorizeUncached(compiled, request);
       return {
         allow: d.decision === 'allow',
         noPolicy: d.basis === 'no_policy_set',

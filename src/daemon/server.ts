@@ -79,6 +79,8 @@ export interface DaemonStartOptions {
   tsaUrl?: string;
   /** The bound on open approvals per requester and per task (default 50 and 20). */
   openApprovals?: OpenApprovalLimits;
+  /** `false` (`--no-policy-answer-cache`): the policy engine evaluates every request */
+  policyAnswerCache?: boolean;
   /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
   metrics?: MetricsListenOptions & { tenantLabel?: boolean };
   /** What notifications may reach and how fast retries come (default: the production policy). */
@@ -181,6 +183,7 @@ export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon>
       attestations: () => attestor.health(),
       notifications: () => store.notify.counts(),
       ...(o.openApprovals ? { openApprovals: o.openApprovals } : {}),
+      ...(o.policyAnswerCache === false ? { policyAnswerCache: false } : {}),
     }),
     authCache,
     ...(metrics ? { metrics } : {}),

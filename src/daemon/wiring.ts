@@ -35,6 +35,8 @@ export function daemonDeps(
     notifications?: () => Promise<NotifyCounts>;
     /** the bound on open approvals per requester and per task (default DEFAULT_OPEN_APPROVAL_LIMITS) */
     openApprovals?: OpenApprovalLimits;
+    /** `false`: the policy engine evaluates every request (PolicyCache) */
+    policyAnswerCache?: boolean;
   },
 ): DaemonDeps {
   const keyring = new Keyring(dir, store);
@@ -68,7 +70,7 @@ export function daemonDeps(
       (await store.discovery.held(caller.tenantId, caller.actorId, clock())).map(capabilityEntry),
     decisions: store.decisions,
     rules: {
-      policy: new PolicyCache(),
+      policy: new PolicyCache(opts.policyAnswerCache === false ? 'engine' : 'cached'),
       constraints: admits,
       openApprovals: opts.openApprovals ?? DEFAULT_OPEN_APPROVAL_LIMITS,
       subscribers: new SubscriberCache(),
