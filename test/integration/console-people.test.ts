@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildConsole } from '../../src/console/app.js';
+import { consoleDeps } from '../../src/console/server.js';
 import { addActor } from '../../src/provisioning/actor.js';
-import { call, consoleOf, type ConsoleClient, type Session } from '../helpers/console.js';
+import { call, consoleClient, type ConsoleClient, type Session } from '../helpers/console.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
+import { logCapture } from '../helpers/log-capture.js';
 import { capability, register } from '../helpers/registry.js';
 
 /**
@@ -15,6 +18,7 @@ describe('console people administration (app.inject, real SQLite)', () => {
   let alice: Session;
   let bob: Session;
   let audra: Session;
+  let log: ReturnType<typeof logCapture>;
   const post = (s: Session | undefined, url: string, body: unknown, csrf?: string | null) =>
     call(c, s, url, { method: 'POST', body, ...(csrf !== undefined ? { csrf } : {}) });
 
@@ -28,7 +32,12 @@ describe('console people administration (app.inject, real SQLite)', () => {
     );
     await addActor(f.store, { tenantId: 'acme', id: 'audra', kind: 'human', roles: ['auditor'] }, now);
     await register(f.store, 'acme', { caps: [capability('acme', 'crm.read', { actions: ['read'] })] });
-    c = await consoleOf(f);
+    // A real pino logger into memory: what an administrator did is logged, never a secret.
+    log = logCapture();
+    const deps = consoleDeps(f.dir, f.store, { secure: true, authMode: 'token', clock: () => f.now.value });
+    const app = buildConsole(deps, { logger: { stream: log.stream } });
+    await app.ready();
+    c = consoleClient(app);
     alice = await c.signIn(f.adminToken);
     bob = await c.signIn(await f.token('acme', 'bob'));
     audra = await c.signIn(await f.token('acme', 'audra'));
@@ -135,6 +144,15 @@ describe('console people administration (app.inject, real SQLite)', () => {
     expect(issued.body).toMatchObject({ actor_id: 'bob', tenant_id: 'acme' });
     expect(Date.parse(issued.body.expires_at) - f.now.value.getTime()).toBe(12 * 3600_000);
     const secret = issued.body.token as string;
+    const lines = log
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('console administration'))
+      .map((l) => JSON.parse(l) as { admin: unknown });
+    expect(lines.map((l) => l.admin)).toEqual([
+      { action: 'token.issue', by: 'alice', actor_id: 'bob', token_id: issued.body.token_id },
+    ]);
+    expect(log.text()).not.toContain(secret.split('_').at(-1));
     const withIt = await c.signIn(secret);
 
     const person = await call(c, alice, '/api/people/bob');
