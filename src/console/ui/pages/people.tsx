@@ -3,28 +3,7 @@ import type { Session } from '../api.js';
 import { Field, Outcome, useWrite } from './admin-form.js';
 import { Loading, useJson, When } from './common.js';
 import { PersonPage } from './person.js';
-
-export interface TokenRow {
-  token_id: string;
-  label: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  state: 'active' | 'expired' | 'revoked';
-}
-
-export interface Person {
-  actor_id: string;
-  kind: 'human' | 'agent' | 'service';
-  roles: string[];
-  manager: string | null;
-  display_name: string | null;
-  cert_subject: string | null;
-  created_at: string;
-  tokens: TokenRow[];
-  permissions: { capability: string; granted_at: string }[];
-  manages: string[];
-}
+import type { Person } from './person-view.js';
 
 const KINDS = [
   ['', 'Everyone'],

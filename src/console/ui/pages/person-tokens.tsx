@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Confirm, Field, Outcome, useWrite } from './admin-form.js';
 import { Id, When } from './common.js';
-import type { Person, TokenRow } from './people.js';
+import type { Person, TokenRow } from './person-view.js';
 
 interface Issued {
   token_id: string;

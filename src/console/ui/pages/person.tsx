@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
 import { Confirm, Field, Outcome, useWrite } from './admin-form.js';
 import { Id, Loading, useJson, When } from './common.js';
-import type { Person } from './people.js';
+import type { Person } from './person-view.js';
 import { PersonTokens } from './person-tokens.js';
 
 interface Entitlement {
