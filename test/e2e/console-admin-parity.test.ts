@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/store/data-dir.js';
 import { startConsoleProcess, type ConsoleProcess } from '../helpers/browser.js';
-import { runJson } from '../helpers/cli.js';
+import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -18,7 +18,9 @@ function normal(v: unknown): unknown {
     return v
       .replace(/svct_[0-9a-f]{16}_[A-Za-z0-9_-]+/g, '<secret>')
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
-      .replace(/\b[0-9a-f]{16}\b/g, '<token-id>');
+      .replace(/\b[0-9a-f]{16}\b/g, '<token-id>')
+      .replace(/\b[a-z]{2,5}_[0-9a-f]{16,64}\b/g, '<id>')
+      .replace(/\b[0-9a-f]{64}\b/g, '<hash>');
   }
   if (Array.isArray(v)) return v.map(normal);
   if (v !== null && typeof v === 'object') {
@@ -60,9 +62,10 @@ async function stateOf(home: string) {
 /**
  * Every people-administration action from the console leaves what the CLI command for it
  * leaves: the same answer (the command's `--json` result), the same stored rows and the same
- * journal (these provisioning writes journal nothing, from either side: the test fails if one
- * side starts to). Two data dirs, the same steps: one through the built CLI, one through the
- * console's routes over real TLS with a session and its CSRF token.
+ * journal. Two data dirs, the same steps: one through the built CLI, one through the
+ * console's routes over real TLS with a session and its CSRF token. The provisioning writes
+ * journal nothing from either side (the test fails if one side starts to); an entitlement's
+ * revocation journals one record, the same on both.
  */
 describe('console administration leaves what the CLI leaves (built binary, TLS)', () => {
   const tmp = tmpDir('svc-e2e-admin-parity-');
@@ -90,9 +93,13 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     return pairs.at(-1)!;
   };
   let before: { cli: unknown; console: unknown };
+  let cliAdminToken: string;
+  const daemons: DaemonProcess[] = [];
+  const entitlements: { cli?: Json; console?: Json } = {};
 
   beforeAll(async () => {
-    await runJson(['init', ...t, '--admin', 'alice'], cliEnv);
+    cliAdminToken = (await runJson<{ admin_token: string }>(['init', ...t, '--admin', 'alice'], cliEnv))
+      .admin_token;
     const init = await runJson<{ ca_cert: string; admin_token: string }>(
       ['init', ...t, '--admin', 'alice'],
       consoleEnv,
@@ -202,16 +209,61 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
       '/api/permissions/revoke',
       { actor_id: 'crm-bot', capability: 'payments.refund' },
     );
+    // An entitlement, made the same way on both sides through each one's daemon (an access
+    // request of crm-bot, approved by its manager dana), then revoked: by the CLI through the
+    // daemon, and from the console.
+    for (const [side, env] of [
+      ['cli', cliEnv],
+      ['console', consoleEnv],
+    ] as const) {
+      const daemon = await startDaemonProcess([], env);
+      daemons.push(daemon);
+      const token = async (actor: string) =>
+        (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', actor], env)).token;
+      const [bot, dana] = [await token('crm-bot'), await token('dana')];
+      const daemonCa = readFileSync(join(env.SVC_HOME, 'tls', 'deployment-cert.pem'));
+      const asked = await call(`${daemon.url}/v1/access-requests`, {
+        ca: daemonCa,
+        method: 'POST',
+        headers: { authorization: `Bearer ${bot}` },
+        body: { capability: 'payments.refund', reason: 'refund backlog', duration_seconds: 3600 },
+      });
+      expect(asked.status).toBe(201);
+      const cards = await call(`${daemon.url}/v1/manager-cards`, {
+        ca: daemonCa,
+        headers: { authorization: `Bearer ${dana}` },
+      });
+      const card = (cards.body as unknown as { card_id: string }[])[0]!.card_id;
+      const decided = await call(`${daemon.url}/v1/manager-cards/decide`, {
+        ca: daemonCa,
+        method: 'POST',
+        headers: { authorization: `Bearer ${dana}` },
+        body: { card_id: card, decision: 'approve' },
+      });
+      const id = String((decided.body.entitlement as { entitlement_id: string }).entitlement_id);
+      entitlements[side] =
+        side === 'cli'
+          ? await runJson<Json>(['entitlements', 'revoke', id], {
+              ...env,
+              SVC_ENDPOINT: daemon.url,
+              SVC_CA_CERT: join(env.SVC_HOME, 'tls', 'deployment-cert.pem'),
+              SVC_TOKEN: cliAdminToken,
+            })
+          : await viaConsole(`/api/entitlements/${id}/revoke`, {});
+      await daemon.stop();
+    }
+    pairs.push({ what: 'entitlements revoke', cli: entitlements.cli!, console: entitlements.console! });
     await consoleProc.stop();
   });
 
   afterAll(async () => {
     await consoleProc?.stop();
+    for (const d of daemons) await d.stop();
     tmp.cleanup();
   });
 
   it('answers each action as the CLI command does (its --json result), ids and times aside', () => {
-    expect(pairs.map((p) => p.what)).toHaveLength(9);
+    expect(pairs.map((p) => p.what)).toHaveLength(10);
     for (const p of pairs)
       expect({ what: p.what, answer: normal(p.console) }).toEqual({ what: p.what, answer: normal(p.cli) });
     // The edit is an edit on both sides, and the secret is a real one on both.
@@ -219,12 +271,19 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     expect(String(pairs[6]!.console.token)).toMatch(/^svct_[0-9a-f]{16}_/);
   });
 
-  it('leaves the same journal records and receipts, and the same actors, capabilities, permissions and tokens', async () => {
+  it('leaves the same journal records (and so receipts), and the same actors, capabilities, permissions and tokens', async () => {
     const after = { cli: await stateOf(cliEnv.SVC_HOME), console: await stateOf(consoleEnv.SVC_HOME) };
     expect(after.console).toEqual(after.cli);
     expect(before.console).toEqual(before.cli);
-    const a = after.console as { journal: unknown[]; actors: unknown[]; tokens: unknown[] };
-    expect((before.console as { journal: unknown[] }).journal).toEqual(a.journal);
+    const a = after.console as { journal: Json[]; actors: unknown[]; tokens: unknown[] };
+    // The provisioning writes journal nothing (on either side); the access request, its
+    // approval and the revocation journal one record each, the revocation by alice on both.
+    expect((before.console as { journal: unknown[] }).journal).toEqual([]);
+    expect(a.journal.map((r) => [r.kind, r.action, r.actor_id, r.outcome])).toEqual([
+      ['access', 'request', 'crm-bot', 'requested'],
+      ['access', 'approve', 'dana', 'approved'],
+      ['access', 'revoke', 'alice', 'entitlement_revoked'],
+    ]);
     expect(a.actors).toHaveLength(4);
     expect(a.tokens).toContainEqual({ actorId: 'crm-bot', label: 'ci', revokedAt: '<time>' });
   });

@@ -10,7 +10,8 @@ import {
   startConsoleProcess,
   type ConsoleProcess,
 } from '../helpers/browser.js';
-import { ROOT, runJson } from '../helpers/cli.js';
+import { ROOT, runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { call } from '../helpers/https.js';
 import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -28,6 +29,8 @@ describe('console people administration in chromium (built binary, TLS)', () => 
   const env = { SVC_HOME: join(tmp.path, 'home') };
   const t = ['--tenant', 'acme'];
   let consoleProc: ConsoleProcess;
+  let daemon: DaemonProcess;
+  let entitlementId: string;
   let tokens: Record<'alice' | 'bob', string>;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -115,6 +118,42 @@ describe('console people administration in chromium (built binary, TLS)', () => 
       bob: (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'bob', '--label', 'laptop']))
         .token,
     };
+    // An entitlement of ledger-bot, as the access routes make one: its request, approved by
+    // its manager bob through the daemon.
+    await svc(['actor', 'add', ...t, '--id', 'ledger-bot', '--kind', 'agent', '--manager', 'bob']);
+    await svc([
+      'capability',
+      'register',
+      ...t,
+      '--name',
+      'ledger.export',
+      '--tier',
+      '1',
+      '--actions',
+      'read',
+      '--requestable',
+    ]);
+    const ledgerBot = (await svc<{ token: string }>(['token', 'issue', ...t, '--actor', 'ledger-bot'])).token;
+    daemon = await startDaemonProcess([], env);
+    const ca = readFileSync(init.ca_cert);
+    const asked = await call(`${daemon.url}/v1/access-requests`, {
+      ca,
+      method: 'POST',
+      headers: { authorization: `Bearer ${ledgerBot}` },
+      body: { capability: 'ledger.export', reason: 'month end', duration_seconds: 86400 },
+    });
+    expect(asked.status).toBe(201);
+    const cards = await call(`${daemon.url}/v1/manager-cards`, {
+      ca,
+      headers: { authorization: `Bearer ${tokens.bob}` },
+    });
+    const decided = await call(`${daemon.url}/v1/manager-cards/decide`, {
+      ca,
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.bob}` },
+      body: { card_id: (cards.body as unknown as { card_id: string }[])[0]!.card_id, decision: 'approve' },
+    });
+    entitlementId = (decided.body.entitlement as { entitlement_id: string }).entitlement_id;
     consoleProc = await startConsoleProcess([], env);
     browser = await launchChromium(spkiPin(readFileSync(init.ca_cert)));
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
@@ -131,6 +170,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
   afterAll(async () => {
     await browser?.close();
     await consoleProc?.stop();
+    await daemon?.stop();
     tmp.cleanup();
   });
 
@@ -142,7 +182,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
     expect(await page.locator('tr[data-actor="bob"]').innerText()).toMatch(
       /bob\s+human\s+approver, operator\s+–\s+1/,
     );
-    expect(await rows.count()).toBe(3);
+    expect(await rows.count()).toBe(4);
     await page.locator('#people-kind').selectOption('service');
     await page.locator('tr[data-actor="bob"]').waitFor({ state: 'detached' });
     expect(await rows.count()).toBe(1);
@@ -250,6 +290,33 @@ describe('console people administration in chromium (built binary, TLS)', () => 
     expect(
       (await svc<{ items: unknown[] }>(['permission', 'list', ...t, '--actor', 'crm-bot'])).items,
     ).toEqual([]);
+  });
+
+  it('revokes an entitlement after a confirmation; the revocation is journaled', async () => {
+    await page.goto(`${consoleProc.url}/#/people/ledger-bot`);
+    const row = page.locator(`tr[data-entitlement="${entitlementId}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/ledger\.export\s+active\s+bob/);
+    // Another person's page keeps no result of the one before (crm-bot's, in the tests above).
+    expect(await page.locator('#person').innerText()).not.toContain('crm-bot');
+    await row.getByRole('button', { name: 'revoke entitlement on ledger.export' }).click();
+    await page
+      .getByRole('dialog')
+      .filter({ hasText: "Revoke ledger-bot's entitlement on ledger.export?" })
+      .waitFor();
+    await page.locator('#confirm-admin').click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Revoked ledger-bot's entitlement on ledger\.export; journaled as receipt \S+/ })
+      .waitFor();
+    await row.filter({ hasText: 'revoked' }).waitFor();
+    expect(await axe()).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'person-entitlement-revoked.png'), fullPage: true });
+    const listed = await call(`${daemon.url}/v1/entitlements/${entitlementId}`, {
+      ca: readFileSync(join(env.SVC_HOME, 'tls', 'deployment-cert.pem')),
+      headers: { authorization: `Bearer ${tokens.alice}` },
+    });
+    expect(listed.body).toMatchObject({ status: 'revoked', revoked_by: 'alice' });
   });
 
   it('registers and edits a capability from the Capabilities page, errors next to their field', async () => {

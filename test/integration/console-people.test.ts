@@ -5,6 +5,7 @@ import { addActor } from '../../src/provisioning/actor.js';
 import { call, consoleClient, type ConsoleClient, type Session } from '../helpers/console.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { logCapture } from '../helpers/log-capture.js';
+import { as } from '../helpers/seed.js';
 import { capability, register } from '../helpers/registry.js';
 
 /**
@@ -249,5 +250,57 @@ describe('console people administration (app.inject, real SQLite)', () => {
     for (const [body, field] of bad)
       expect([field, (await post(alice, '/api/capabilities', body)).body.field]).toEqual([field, field]);
     expect(await f.store.capabilities.get('acme', 'x')).toBeUndefined();
+  });
+
+  it("revokes an entitlement through the daemon route's store function: its rule of who may, and its journal record", async () => {
+    await register(f.store, 'acme', {
+      caps: [capability('acme', 'crm.export', { actions: ['read'], requestable: true })],
+    });
+    const bot = await f.token('acme', 'bot');
+    // bot's manager is alice (the fixture's)
+    const manager = f.adminToken;
+    const asked = await as(f, bot, '/v1/access-requests', {
+      method: 'POST',
+      body: { capability: 'crm.export', reason: 'monthly export', duration_seconds: 3600 },
+    });
+    expect(asked.status).toBe(201);
+    const cards = (await as(f, manager, '/v1/manager-cards')).body as { card_id: string }[];
+    const decided = await as(f, manager, '/v1/manager-cards/decide', {
+      method: 'POST',
+      body: { card_id: cards[0]!.card_id, decision: 'approve' },
+    });
+    const id = decided.body.entitlement.entitlement_id as string;
+    expect((await call(c, alice, '/api/people/bot')).body.entitlements).toEqual([
+      expect.objectContaining({
+        entitlement_id: id,
+        capability: 'crm.export',
+        status: 'active',
+        granted_by: 'alice',
+      }),
+    ]);
+    const url = `/api/entitlements/${id}/revoke`;
+    expect((await post(undefined, url, {})).status).toBe(401);
+    expect((await post(alice, url, {}, null)).body.code).toBe('csrf_failed');
+    // An auditor reads it but may not revoke it.
+    expect((await post(audra, url, {})).body).toMatchObject({ code: 'not_a_revoker' });
+    const journaled = async () => {
+      const snap = await f.store.journalExports.snapshot('acme');
+      const records: { step?: string; actor_id?: string }[] = [];
+      for await (const page of snap.records(snap.size))
+        for (const r of page) records.push(JSON.parse(r.record));
+      await snap.close();
+      return records;
+    };
+    const before = (await journaled()).length;
+    const done = await post(alice, url, { note: 'project over' });
+    expect(done.status).toBe(200);
+    expect(done.body.entitlement).toMatchObject({ status: 'revoked', revoked_by: 'alice' });
+    const records = await journaled();
+    expect(records).toHaveLength(before + 1);
+    expect(JSON.stringify(records.at(-1))).toMatch(
+      /entitlement_revoked[\s\S]*alice|alice[\s\S]*entitlement_revoked/,
+    );
+    expect(done.body.receipt.sequence).toBe(records.length);
+    expect((await post(alice, url, {})).body.code).toBe('not_revocable');
   });
 });

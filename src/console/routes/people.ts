@@ -7,11 +7,11 @@ import { ErrorBodySchema } from '../../http/openapi.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { actorView } from '../../provisioning/actor-view.js';
 import { permissionView } from '../../provisioning/permission.js';
-import type { EntitlementRecord } from '../../store/access-ports.js';
 import type { TokenSummary } from '../../store/ports.js';
 import type { ConsoleDeps } from '../deps.js';
 import { actorRoutes, ActorView } from './actors.js';
 import { capabilityAdminRoutes } from './capability-admin.js';
+import { entitlementRoutes, entitlementRow } from './entitlements.js';
 import { permissionRoutes } from './permissions.js';
 import { requireReader } from './registry.js';
 import { tokenRoutes } from './tokens.js';
@@ -55,21 +55,6 @@ function tokenRow(t: TokenSummary, now: Date): z.output<typeof TokenRow> {
     expires_at: t.expiresAt,
     revoked_at: t.revokedAt,
     state: tokenState(t, now),
-  };
-}
-
-function entitlementRow(e: EntitlementRecord): z.output<typeof EntitlementView> {
-  return {
-    entitlement_id: e.id,
-    actor_id: e.actorId,
-    capability: e.capability,
-    status: e.status,
-    access_request_id: e.accessRequestId,
-    granted_by: e.grantedBy,
-    created_at: e.createdAt,
-    expires_at: e.expiresAt,
-    revoked_at: e.revokedAt,
-    revoked_by: e.revokedBy,
   };
 }
 
@@ -145,5 +130,6 @@ export function peopleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...tokenRoutes(deps),
     ...permissionRoutes(deps),
     ...capabilityAdminRoutes(deps),
+    ...entitlementRoutes(deps),
   ];
 }

@@ -26,7 +26,8 @@ function personInHash(): string | undefined {
 
 export function PeoplePage({ session }: { session: Session }) {
   const id = personInHash();
-  if (id !== undefined) return <PersonPage session={session} actorId={id} />;
+  // keyed by the actor: another person starts with no result or error of the previous one
+  if (id !== undefined) return <PersonPage key={id} session={session} actorId={id} />;
   return <PeopleList session={session} />;
 }
 

@@ -20,3 +20,14 @@ export interface Person {
   permissions: { capability: string; granted_at: string }[];
   manages: string[];
 }
+
+export interface Entitlement {
+  entitlement_id: string;
+  capability: string;
+  status: string;
+  granted_by: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}

@@ -2,19 +2,9 @@ import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
 import { Confirm, Field, Outcome, useWrite } from './admin-form.js';
 import { Id, Loading, useJson, When } from './common.js';
-import type { Person } from './person-view.js';
+import { PersonEntitlements } from './person-entitlements.js';
+import type { Entitlement, Person } from './person-view.js';
 import { PersonTokens } from './person-tokens.js';
-
-interface Entitlement {
-  entitlement_id: string;
-  capability: string;
-  status: string;
-  granted_by: string | null;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  revoked_by: string | null;
-}
 
 type Detail = Person & { entitlements: Entitlement[] };
 
@@ -75,43 +65,15 @@ export function PersonPage({ session, actorId }: { session: Session; actorId: st
       </dl>
       <PersonTokens person={data} admin={admin} onChange={reload} />
       <Permissions person={data} admin={admin} onChange={reload} />
-      <h3>Entitlements</h3>
-      {data.entitlements.length === 0 ? (
-        <p class="empty" id="no-entitlements">
-          No entitlements. An agent gets one when its manager approves an access request.
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table class="entitlements">
-            <thead>
-              <tr>
-                <th>Entitlement</th>
-                <th>Capability</th>
-                <th>Status</th>
-                <th>Granted by</th>
-                <th>Expires</th>
-                <th>Revoked</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.entitlements.map((e) => (
-                <tr key={e.entitlement_id}>
-                  <td>
-                    <Id value={e.entitlement_id} label="entitlement id" />
-                  </td>
-                  <td>{e.capability}</td>
-                  <td>{e.status}</td>
-                  <td>{e.granted_by ? personLink(e.granted_by) : '–'}</td>
-                  <td>
-                    <When iso={e.expires_at} />
-                  </td>
-                  <td>{e.revoked_at ? <When iso={e.revoked_at} /> : '–'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PersonEntitlements
+        person={data}
+        entitlements={data.entitlements}
+        mayRevoke={
+          session.roles.some((r) => r === 'operator' || r === 'administrator') ||
+          data.manager === session.actor_id
+        }
+        onChange={reload}
+      />
     </section>
   );
 }
