@@ -97,6 +97,7 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
   const daemons: DaemonProcess[] = [];
   const entitlements: { cli?: Json; console?: Json } = {};
 
+  // About twenty CLI runs and three listeners, one after another: longer than the default hook.
   beforeAll(async () => {
     cliAdminToken = (await runJson<{ admin_token: string }>(['init', ...t, '--admin', 'alice'], cliEnv))
       .admin_token;
@@ -254,7 +255,7 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     }
     pairs.push({ what: 'entitlements revoke', cli: entitlements.cli!, console: entitlements.console! });
     await consoleProc.stop();
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await consoleProc?.stop();

@@ -165,7 +165,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
       if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
         pageErrors.push(msg.text());
     });
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
