@@ -14,6 +14,7 @@ import { consoleOpenApi } from './openapi.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { peopleRoutes } from './routes/people.js';
 import { policyRoutes } from './routes/policies.js';
 import { policyChangeRoutes } from './routes/policy-changes.js';
 import { recordRoutes } from './routes/records.js';
@@ -44,6 +45,7 @@ export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...spendRoutes(deps),
     ...notificationRoutes(deps),
     ...registryRoutes(deps),
+    ...peopleRoutes(deps),
     ...policyRoutes(deps),
     ...policyChangeRoutes(deps),
   ];

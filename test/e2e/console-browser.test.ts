@@ -377,7 +377,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     );
     await shot('spend');
     for (const [hash, heading, text] of [
-      ['agents', 'Agents', /bot[\s\S]*olivia/],
+      ['agents', 'People', /bot[\s\S]*olivia/],
       ['capabilities', 'Capabilities', /payments\.send/],
       ['policies', 'Policies', /permit \(principal, action, resource\);/],
       ['integrations', 'Integrations', /does not prove connectivity/],

@@ -68,6 +68,7 @@ export function registryRoutes(deps: ConsoleDeps): AnyRoute[] {
             default_amount_usd: formatUsd(c.costMicros),
             requestable: c.requestable,
             approvers: c.approvers,
+            owners: c.owners,
             surface_id: c.surfaceId,
             operation: c.operation,
           })),

@@ -2,7 +2,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Theme } from '../../core/theme/theme.js';
 import { describe, get, post, setCsrf, type Session } from './api.js';
-import { AgentsPage, CapabilitiesPage, IntegrationsPage } from './pages/registry.js';
+import { CapabilitiesPage, IntegrationsPage } from './pages/registry.js';
+import { PeoplePage } from './pages/people.js';
 import { AppearancePage } from './pages/appearance.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { NotificationsPage } from './pages/notifications.js';
@@ -16,7 +17,7 @@ const PAGES = [
   ['approvals', 'Approvals'],
   ['records', 'Records'],
   ['spend', 'Spend'],
-  ['agents', 'Agents'],
+  ['people', 'People'],
   ['capabilities', 'Capabilities'],
   ['policies', 'Policies'],
   ['integrations', 'Integrations'],
@@ -34,7 +35,10 @@ interface Route {
 
 /** Hash routing: `#/page`, or `#/approvals/<approval id>` from a link. */
 function currentRoute(): Route {
-  const [id, arg] = location.hash.replace(/^#\/?/, '').split('/', 2);
+  const [id, arg] = location.hash
+    .replace(/^#\/?/, '')
+    .replace(/^agents\b/, 'people')
+    .split('/', 2);
   const page = (PAGES.find(([p]) => p === id)?.[0] ?? 'approvals') as PageId;
   if (page === 'approvals' && arg) {
     try {
@@ -155,8 +159,8 @@ function Shell({
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
         {page === 'spend' && <SpendPage />}
-        {page === 'agents' && <AgentsPage />}
-        {page === 'capabilities' && <CapabilitiesPage />}
+        {page === 'people' && <PeoplePage session={session} />}
+        {page === 'capabilities' && <CapabilitiesPage session={session} />}
         {page === 'policies' && <PoliciesPage session={session} />}
         {page === 'integrations' && <IntegrationsPage />}
         {page === 'notifications' && <NotificationsPage session={session} />}

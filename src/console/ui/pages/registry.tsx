@@ -1,3 +1,6 @@
+import { useState } from 'preact/hooks';
+import type { Session } from '../api.js';
+import { CapabilityForm, type CapabilityRow } from './capability-form.js';
 import { Loading, useJson, usd, when } from './common.js';
 
 type Row = Record<string, unknown>;
@@ -34,44 +37,77 @@ function Table({ rows, columns }: { rows: Row[]; columns: [string, string][] }) 
   );
 }
 
-export function AgentsPage() {
-  const { data, error } = useJson<{ items: Row[] }>('/api/agents');
-  if (!data) return <Loading error={error} />;
-  return (
-    <section>
-      <h2>Agents</h2>
-      <Table
-        rows={data.items}
-        columns={[
-          ['actor_id', 'Agent'],
-          ['manager_id', 'Accountable manager'],
-          ['permissions', 'Standing permissions'],
-          ['created_at', 'Registered'],
-        ]}
-      />
-    </section>
-  );
-}
-
-export function CapabilitiesPage() {
-  const { data, error } = useJson<{ items: Row[] }>('/api/capabilities');
+export function CapabilitiesPage({ session }: { session: Session }) {
+  const { data, error, reload } = useJson<{ items: CapabilityRow[] }>('/api/capabilities');
+  const [editing, setEditing] = useState<CapabilityRow | null>(null);
+  const admin = session.roles.includes('administrator');
   if (!data) return <Loading error={error} />;
   return (
     <section>
       <h2>Capabilities</h2>
-      <Table
-        rows={data.items}
-        columns={[
-          ['name', 'Capability'],
-          ['tier', 'Tier'],
-          ['irreversible', 'Irreversible'],
-          ['custody', 'Custody'],
-          ['actions', 'Actions'],
-          ['default_amount_usd', 'Default amount'],
-          ['approvers', 'Named approvers'],
-          ['surface_id', 'Surface'],
-        ]}
-      />
+      {data.items.length === 0 ? (
+        <p class="empty">
+          No capability registered.{' '}
+          {admin
+            ? 'Register one below.'
+            : 'An administrator registers them here or with `svc capability register`.'}
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="capabilities">
+            <thead>
+              <tr>
+                <th>Capability</th>
+                <th>Tier</th>
+                <th>Irreversible</th>
+                <th>Custody</th>
+                <th>Actions</th>
+                <th>Default amount</th>
+                <th>Requestable</th>
+                <th>Named approvers</th>
+                <th>Owners</th>
+                {admin && <th>Edit</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((c) => (
+                <tr key={c.name} data-capability={c.name}>
+                  <td>{c.name}</td>
+                  <td class="num">{c.tier}</td>
+                  <td>{c.irreversible ? 'yes' : 'no'}</td>
+                  <td>
+                    {c.custody === 'brokered' ? `brokered (${c.surface_id}/${c.operation})` : c.custody}
+                  </td>
+                  <td>{text(c.actions)}</td>
+                  <td class="num">{usd(c.default_amount_usd)}</td>
+                  <td>{c.requestable ? 'yes' : 'no'}</td>
+                  <td>{text(c.approvers)}</td>
+                  <td>{text(c.owners)}</td>
+                  {admin && (
+                    <td class="actions">
+                      <button onClick={() => setEditing(c)} aria-label={`edit ${c.name}`}>
+                        Edit
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {admin ? (
+        <>
+          {editing && (
+            <p>
+              <button onClick={() => setEditing(null)}>Register a new one instead</button>
+            </p>
+          )}
+          <CapabilityForm editing={editing} onSaved={reload} />
+        </>
+      ) : (
+        <p class="muted">Administrators register and edit capabilities.</p>
+      )}
     </section>
   );
 }
