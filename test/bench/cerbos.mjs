@@ -97,8 +97,11 @@ resourcePolicy:
               - expr: request.resource.attr.route != "brokered"
 `;
 
-/** One check of the same shape as svc's request: one principal, one resource, one action. */
-export function cerbosCheck(n) {
+/**
+ * One check of the same shape as svc's request: one principal, one resource, one action,
+ * for `amountMicros` (the repeat workload's 0.01 USD unless given).
+ */
+export function cerbosCheck(n, amountMicros = 10_000) {
   return JSON.stringify({
     requestId: `bench-${n}`,
     principal: { id: 'bench-agent', roles: ['agent'], attr: { kind: 'agent', manager: 'admin' } },
@@ -108,7 +111,13 @@ export function cerbosCheck(n) {
         resource: {
           kind: 'capability',
           id: 'bench.read',
-          attr: { tier: 0, irreversible: false, amount_micros: 10000, route: 'action', task_id: 'bench' },
+          attr: {
+            tier: 0,
+            irreversible: false,
+            amount_micros: amountMicros,
+            route: 'action',
+            task_id: 'bench',
+          },
         },
       },
     ],
