@@ -404,6 +404,28 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByText('bulk payment bulk-21').waitFor();
   });
 
+  it('moves by keyboard: a visible skip link first, a focus ring, and the focus on the page after a move', async () => {
+    await go('spend', 'Spend');
+    // a fresh load: the focus starts at the top of the document
+    await page.reload();
+    await page.getByRole('heading', { name: 'Spend' }).waitFor();
+    const active = (what: string) => page.evaluate(`document.activeElement.${what}`);
+    await page.keyboard.press('Tab');
+    expect(await active('className')).toBe('skip');
+    const skip = (await page.locator('a.skip').boundingBox())!;
+    expect(skip.y).toBeGreaterThanOrEqual(0);
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+    await page.keyboard.press('Enter');
+    expect(await active('id')).toBe('main');
+    // the navigation is next after the header: the current page is marked for screen readers
+    const nav = page.getByRole('navigation', { name: 'Console pages' });
+    expect(await nav.locator('[aria-current="page"]').innerText()).toBe('Spend');
+    await nav.getByRole('link', { name: 'Records' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Records' }).waitFor();
+    await until("document.activeElement && document.activeElement.id === 'main'");
+  });
+
   it('shows records with filters and the sealed fields of one, spend with a chart, and the read-only views', async () => {
     await go('records', 'Records');
     await page.locator('table tbody tr').first().waitFor();
