@@ -31,6 +31,7 @@ export type ErrorKind = (typeof ERROR_CODES)[number];
  */
 export const EXTENSION_CODES = {
   asset_url_refused: 'invalid_request',
+  contrast_too_low: 'invalid_request',
   bad_request: 'invalid_request',
   headers_too_large: 'invalid_request',
   method_not_allowed: 'invalid_request',

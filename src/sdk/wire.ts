@@ -267,6 +267,7 @@ export type ErrorBody = {
   code:
     | 'invalid_request'
     | 'asset_url_refused'
+    | 'contrast_too_low'
     | 'bad_request'
     | 'headers_too_large'
     | 'method_not_allowed'
@@ -341,6 +342,7 @@ export type Error400 = {
   code:
     | 'invalid_request'
     | 'asset_url_refused'
+    | 'contrast_too_low'
     | 'bad_request'
     | 'unsupported_media_type'
     | 'credential_ref_not_allowed'

@@ -18,6 +18,7 @@ import {
   type ConsoleProcess,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { expectAccessible, NARROW, pageShots, PHONE, snapshot, WIDE } from '../helpers/console-shots.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
 import { call } from '../helpers/https.js';
 import { pngBytes } from '../helpers/images.js';
@@ -64,6 +65,10 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.goto(`${consoleProc.url}/#/${hash}`);
     await page.getByRole('heading', { name: heading }).waitFor();
   };
+  const accessible = () => expectAccessible(page);
+  const shots = (name: string) => pageShots(page, name);
+  /** A generated task id, as `svc task create` makes them: long, one word, full of hex. */
+  const LONG_TASK = 'task_01a218b92b45217c486d31c4288d2f47';
 
   beforeAll(async () => {
     const init = await runJson<{ admin_token: string; ca_cert: string }>(
@@ -131,6 +136,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
           { id: 'invoice-run', sponsor: 'olivia', budget: 100_000_000n },
           { id: 'crm-sync', sponsor: 'olivia', budget: 40_000_000n },
           { id: 'refunds', sponsor: 'olivia', budget: 2_000_000_000_000n },
+          { id: LONG_TASK, sponsor: 'olivia', budget: 50_000_000n },
         ],
       });
       const ttlMs = 86_400_000;
@@ -183,6 +189,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     }
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
+    await page.setViewportSize(WIDE);
     page.on('pageerror', (err) => pageErrors.push(err.message));
     page.on('console', (msg) => {
       if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
@@ -217,6 +224,18 @@ describe('operator console in chromium (built binary, TLS)', () => {
   it('signs in with a token and lands on the approvals page', async () => {
     const index = await page.goto(consoleProc.url);
     expect(index?.headers()['content-security-policy']).toMatch(/script-src 'self';/);
+    // It says where a token comes from, before anyone has one.
+    await page.getByText('svc token issue --tenant <tenant> --actor <you>').waitFor();
+    await shots('sign-in');
+    await page.locator('#token').fill('svct_0123456789abcdef_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const refused = page.getByRole('alert');
+    await refused.waitFor();
+    expect(await refused.innerText()).toMatch(
+      /^That token was not accepted: .*an administrator can issue you a new one\.$/,
+    );
+    expect(await refused.innerText()).not.toMatch(/Authorization: Bearer|`/);
+    await accessible();
     await page.locator('#token').fill(tokens.olivia);
     await shot('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -235,9 +254,14 @@ describe('operator console in chromium (built binary, TLS)', () => {
   it('shows a new approval without a reload, approves it with a confirmation, and the agent’s resume succeeds', async () => {
     // The list starts empty: the empty-state line is shown, exactly once (a locator alone is
     // always defined; waiting on it is what can fail).
-    const empty = page.getByText('No pending approvals.', { exact: true });
+    const empty = page.getByText('No pending approvals. Nothing waits for you.', { exact: true });
     await empty.waitFor({ timeout: 10_000 });
     expect(await empty.count()).toBe(1);
+    // ...and says what fills it
+    await page
+      .getByText(/appears here, within 3 seconds, when an agent asks for an irreversible action/)
+      .waitFor();
+    await shots('approvals-empty');
     const pay = {
       capability: 'payments.send',
       action: 'write',
@@ -256,6 +280,30 @@ describe('operator console in chromium (built binary, TLS)', () => {
       /payments\.send[\s\S]*requester's estimate\)\s+25 USD[\s\S]*bot[\s\S]*invoice-run/,
     );
     await shot('approvals');
+    await shots('approvals');
+    // On a phone: one approval per card, its facts readable, its buttons large enough to hit.
+    await page.setViewportSize(PHONE);
+    // the shot shows the card's end: the last facts and the two buttons an approver reaches
+    await row.locator('td.actions').scrollIntoViewIfNeeded();
+    await snapshot(page, 'approval-phone', PHONE);
+    await accessible();
+    for (const name of ['Approve', 'Deny']) {
+      const box = (await row.getByRole('button', { name }).boundingBox())!;
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.width).toBeGreaterThanOrEqual(120);
+      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    }
+    const params = (await row.locator('[data-fact="capability"]').boundingBox())!;
+    expect(params.x + params.width).toBeLessThanOrEqual(PHONE.width);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await page.getByRole('dialog').waitFor();
+    // the confirmation takes the focus, on its note (a stray Enter confirms nothing)
+    expect(await page.evaluate('document.activeElement.id')).toBe('decision-note');
+    await snapshot(page, 'approval-phone-confirm', PHONE);
+    await accessible();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.setViewportSize(WIDE);
     await row.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('dialog').waitFor();
     await shot('approvals-confirm');
@@ -350,16 +398,39 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#filter-capability').fill('');
     await page.locator('#filter-requester').fill('nobody');
     await page.locator('#apply-filter').click();
-    await page.getByText('No pending approvals.').waitFor();
+    await page.getByText('No pending approvals match this filter.').waitFor();
     await page.locator('#filter-requester').fill('');
     await page.locator('#apply-filter').click();
     await page.getByText('bulk payment bulk-21').waitFor();
+  });
+
+  it('moves by keyboard: a visible skip link first, a focus ring, and the focus on the page after a move', async () => {
+    await go('spend', 'Spend');
+    // a fresh load: the focus starts at the top of the document
+    await page.reload();
+    await page.getByRole('heading', { name: 'Spend' }).waitFor();
+    const active = (what: string) => page.evaluate(`document.activeElement.${what}`);
+    await page.keyboard.press('Tab');
+    expect(await active('className')).toBe('skip');
+    const skip = (await page.locator('a.skip').boundingBox())!;
+    expect(skip.y).toBeGreaterThanOrEqual(0);
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+    await page.keyboard.press('Enter');
+    expect(await active('id')).toBe('main');
+    // the navigation is next after the header: the current page is marked for screen readers
+    const nav = page.getByRole('navigation', { name: 'Console pages' });
+    expect(await nav.locator('[aria-current="page"]').innerText()).toBe('Spend');
+    await nav.getByRole('link', { name: 'Records' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Records' }).waitFor();
+    await until("document.activeElement && document.activeElement.id === 'main'");
   });
 
   it('shows records with filters and the sealed fields of one, spend with a chart, and the read-only views', async () => {
     await go('records', 'Records');
     await page.locator('table tbody tr').first().waitFor();
     await shot('records');
+    await accessible();
     await page.getByPlaceholder('capability').fill('crm.read');
     await page.locator('.filters select').selectOption('refused');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -371,11 +442,23 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByRole('button', { name: 'Close' }).click();
 
     await go('spend', 'Spend');
-    await page.locator('svg.chart rect').first().waitFor();
+    await page.locator('.budget-chart rect').first().waitFor();
     expect(await page.locator('table').innerText()).toMatch(
       /invoice-run[\s\S]*\$100\.00[\s\S]*\$27\.00[\s\S]*\$73\.00/,
     );
     await shot('spend');
+    await shots('spend');
+    // A generated task id never runs over its bar, at either width: it is cut, with a copy button.
+    for (const size of [WIDE, NARROW]) {
+      await page.setViewportSize(size);
+      const label = (await page.locator(`[data-task="${LONG_TASK}"] .budget-label`).boundingBox())!;
+      const bar = (await page.locator(`[data-task="${LONG_TASK}"] .budget-bar`).boundingBox())!;
+      expect(label.x + label.width).toBeLessThanOrEqual(bar.x);
+      const text = page.locator(`[data-task="${LONG_TASK}"] .id-text`);
+      expect(await text.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      expect(await text.getAttribute('title')).toBe(LONG_TASK);
+    }
+    await page.setViewportSize(WIDE);
     for (const [hash, heading, text] of [
       ['agents', 'People', /bot[\s\S]*olivia/],
       ['capabilities', 'Capabilities', /payments\.send/],
@@ -385,6 +468,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
       await go(hash, heading);
       await page.locator('main.content', { hasText: text }).waitFor();
       await shot(hash);
+      await accessible();
     }
   });
 
@@ -413,6 +497,11 @@ describe('operator console in chromium (built binary, TLS)', () => {
     expect(await rootVar('--accent')).toBe('#4493f8');
     await page.locator('#colour-text').fill('#dddddd');
     await page.getByText(/Below WCAG AA contrast/).waitFor();
+    // every failing pair is named, status colours included, and nothing so poor can be saved
+    const warned = await page.locator('#contrast-warnings').innerText();
+    expect(warned).toMatch(/text on bg 1\.\d+:1/);
+    expect(warned).toMatch(/text on surface/);
+    expect(await page.locator('#save-appearance').isDisabled()).toBe(true);
     await shot('appearance-contrast-warning');
     await page.locator('#colour-text').fill('#1d1b16');
     // A new logo through the editor: the theme names it by its digest, never as a data: URL,
@@ -449,6 +538,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await until("getComputedStyle(document.body).backgroundColor === 'rgb(251, 250, 247)'");
     expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(251, 250, 247)');
     await shot('appearance');
+    await shots('appearance');
   });
 
   it('meets a stale revision with "someone else changed this" and a reload, overwriting nothing', async () => {
@@ -488,6 +578,30 @@ describe('operator console in chromium (built binary, TLS)', () => {
     expect(await page.locator('#colour-accent').inputValue()).toBe('#0f7b6c');
   });
 
+  it('switches the whole palette with the mode, so what is saved is readable everywhere', async () => {
+    expect(await page.locator('#colour-bg').inputValue()).toBe('#f7fbfa');
+    await page.locator('#appearance-mode').selectOption('dark');
+    await page.locator('#mode-switched').waitFor();
+    const dark = defaultTheme('dark').colors;
+    expect(await page.locator('#colour-bg').inputValue()).toBe(dark.bg);
+    expect(await page.locator('#colour-text').inputValue()).toBe(dark.text);
+    // the administrator's accent, lightened until it reads on the dark background
+    const accent = await page.locator('#colour-accent').inputValue();
+    expect(accent).not.toBe('#0f7b6c');
+    expect(await page.locator('#contrast-warnings').count()).toBe(0);
+    expect(await page.locator('#save-appearance').isDisabled()).toBe(false);
+    await shots('appearance-dark-draft');
+    await page.locator('#save-appearance').click();
+    await page.getByText('Saved as revision 4.').waitFor();
+    await until("getComputedStyle(document.body).backgroundColor === 'rgb(13, 17, 23)'");
+    // the saved status colours are the mode's own: the preview's "allowed" badge reads on its card
+    const ok = await page.evaluate(
+      "getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()",
+    );
+    expect(ok).toBe(dark.ok);
+    await accessible();
+  });
+
   const verifyInPage = async (name: string, bytes: Buffer, keys: string[], requireAnchors = false) => {
     await page.locator('#export-file').setInputFiles({ name, mimeType: 'application/json', buffer: bytes });
     await page.locator('#public-key').fill(keys.join('\n'));
@@ -521,6 +635,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     expect(tampered.result).toBe('fail');
     expect(tampered.codes).toContain('leaf_mismatch');
     await shot('verify-fail');
+    await shots('verify');
     expect(uploads).toEqual([]);
   });
 
@@ -586,6 +701,30 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#sign-out').click();
     await page.locator('#token').waitFor();
     expect(await page.evaluate("fetch('/api/session').then((r) => r.status)")).toBe(401);
+  });
+
+  it('keeps the tenant’s look on the sign-in page of this browser, and nothing the theme route guards', async () => {
+    // A fresh load, signed out: the page wears the last tenant's colours from this browser...
+    await page.reload();
+    await page.locator('#token').waitFor();
+    await until("getComputedStyle(document.body).backgroundColor === 'rgb(13, 17, 23)'");
+    // ...which are the saved dark palette with the administrator's accent, not the default one
+    const accent = (await page.evaluate(
+      "getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()",
+    )) as string;
+    expect(accent).not.toBe(defaultTheme('dark').colors.accent);
+    const kept = (await page.evaluate("localStorage.getItem('svc.console.look')")) as string;
+    expect(Object.keys(JSON.parse(kept)).sort()).toEqual(['appearance', 'colors', 'mono', 'sans']);
+    expect(kept).not.toMatch(/tenant-assets|acme|olivia|logo/);
+    await accessible();
+    await shot('sign-in-tenant-look');
+    // a value planted in storage reaches the CSS as nothing but a colour: it is ignored whole
+    await page.evaluate(
+      `localStorage.setItem('svc.console.look', JSON.stringify({ appearance: 'dark', colors: { ...JSON.parse(localStorage.getItem('svc.console.look')).colors, bg: 'red; background: url(//evil.example/x)' }, sans: 'a', mono: 'b' }))`,
+    );
+    await page.reload();
+    await page.locator('#token').waitFor();
+    expect(await page.evaluate("document.documentElement.style.getPropertyValue('--bg')")).toBe('');
   });
 
   it('ran every page without a script error or a Content-Security-Policy violation', () => {

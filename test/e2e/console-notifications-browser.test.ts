@@ -12,6 +12,7 @@ import {
   type ConsoleProcess,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { expectAccessible, pageShots, PHONE, snapshot, WIDE } from '../helpers/console-shots.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until as untilFound } from '../helpers/until.js';
@@ -234,6 +235,7 @@ describe('console notifications page and approval links in chromium (built binar
     const chat = page.locator('table.destinations tr[data-destination="team-chat"]');
     expect(await chat.innerText()).toMatch(/https:\/\/slack\.com\/api[\s\S]*channel\s+C0APPROVALS/);
     await shot('notifications');
+    await pageShots(page, 'notifications');
     const html = await page.content();
     for (const secret of [webhookSecret, BOT_TOKEN, 'receiver stack trace'])
       expect(html).not.toContain(secret);
@@ -295,12 +297,17 @@ describe('console notifications page and approval links in chromium (built binar
     const card = page.locator('#linked-approval');
     await card.waitFor();
     expect(await card.innerText()).toMatch(
-      new RegExp(`Linked approval ${oldest}[\\s\\S]*pending[\\s\\S]*refunds\\.issue`),
+      new RegExp(`Linked approval\\s+${oldest}[\\s\\S]*pending[\\s\\S]*refunds\\.issue`),
     );
     // The first page of the list (20 newest) does not hold it; the linked card does.
     await page.locator('table.approvals tbody tr').first().waitFor();
     expect(await page.locator(`table.approvals tr[data-approval="${oldest}"]`).count()).toBe(0);
     await shot('approval-link');
+    await pageShots(page, 'approval-link');
+    // the link an on-call approver opens from a notification, on a phone
+    await snapshot(page, 'approval-link-phone', PHONE);
+    await expectAccessible(page);
+    await page.setViewportSize(WIDE);
     expect(await approvalStatus(oldest)).toBe('pending');
 
     await page.goto(`${consoleProc.url}/#/approvals/apr_does_not_exist`);

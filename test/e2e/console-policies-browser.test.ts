@@ -10,6 +10,7 @@ import {
   type ConsoleProcess,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { expectAccessible, pageShots } from '../helpers/console-shots.js';
 import { call } from '../helpers/https.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until as eventually } from '../helpers/until.js';
@@ -152,6 +153,7 @@ describe('console policies page in chromium (built binary, TLS)', () => {
       ['file', '+++ v2'],
     ]);
     await shot('policies');
+    await pageShots(page, 'policies');
     await page.locator('#diff-from').fill('3');
     await page.locator('#diff-to').fill('1');
     await page.locator('#show-diff').click();
@@ -331,6 +333,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     );
     await report.scrollIntoViewIfNeeded();
     await shot('shadow-report');
+    await pageShots(page, 'policy-shadow');
   });
 
   it('replays a pasted candidate for the administrator and shows its summary', async () => {
@@ -345,6 +348,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     expect(await pair.locator('h4').innerText()).toBe('refused → allowed: 1');
     expect(await pair.locator('tbody').innerText()).toContain('allowed [big-refunds]');
     await shot('replay-result');
+    await expectAccessible(page);
   });
 
   it('names the line of a candidate that does not validate, and a bad range', async () => {
@@ -355,6 +359,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     expect(await error.innerText()).toMatch(/candidate:3:\d+/);
     expect(await page.locator('#replay-result').count()).toBe(0);
     await shot('replay-invalid');
+    await expectAccessible(page);
     await replay(TIGHTER, { since: 'a week' });
     await expect.poll(() => page.locator('#replay-error').getAttribute('data-field')).toBe('since');
     await shot('replay-bad-range');
@@ -366,6 +371,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     expect(await page.locator('#policy-replay').count()).toBe(0);
     await page.locator('#replay-admin-only').waitFor();
     await shot('auditor');
+    await expectAccessible(page);
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {

@@ -27,7 +27,7 @@ export async function launchChromium(
   const context = await chromium.launchPersistentContext(profile.path, {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1280, height: 800 },
+    viewport: { width: 1400, height: 900 },
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -290,7 +290,7 @@ describe('operator console routes (app.inject, real SQLite)', () => {
 
       const stale = await call(c, alice, url, {
         method: 'POST',
-        body: { revision: 0, settings: settings({ accent: '#00ff00' }) },
+        body: { revision: 0, settings: settings({ accent: '#006600' }) },
       });
       expect(stale.status).toBe(409);
       expect(stale.body.code).toBe('stale_revision');
@@ -340,6 +340,33 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect(r.body.field).toBe(field);
       expect(r.body.reason).toMatch(reason);
       expect((await call(c, alice, '/api/settings/appearance')).body.revision).toBe(0);
+    });
+
+    it('refuses unreadable colours and a mode the colours contradict, naming every failing pair, writing nothing', async () => {
+      const url = '/api/settings/appearance';
+      const low = await call(c, alice, url, {
+        method: 'POST',
+        body: { revision: 0, settings: settings({ text: '#9a9a9a' }) },
+      });
+      expect(low.status).toBe(400);
+      expect(low.body).toMatchObject({ code: 'contrast_too_low', field: 'settings.text' });
+      expect(low.body.reason).toMatch(/text on bg 2\.\d+:1 \(page text\)/);
+      expect(low.body.reason).toMatch(/muted on surface/);
+      // the newcomer's trap: "dark" over light colours, which kept light colours under dark controls
+      const mode = await call(c, alice, url, {
+        method: 'POST',
+        body: { revision: 0, settings: settings({ appearance: 'dark' }) },
+      });
+      expect(mode.status).toBe(400);
+      expect(mode.body.field).toBe('settings.appearance');
+      expect(mode.body.reason).toMatch(/dark mode needs a background darker than its text/);
+      const link = await call(c, alice, url, {
+        method: 'POST',
+        body: { revision: 0, settings: settings({ accent: '#ffd0e0' }) },
+      });
+      expect(link.body).toMatchObject({ code: 'contrast_too_low', field: 'settings.accent' });
+      expect((await call(c, alice, url)).body.revision).toBe(0);
+      expect((await call(c, alice, '/api/theme')).status).toBe(404);
     });
 
     it('takes a logo up to 256 KiB and refuses a larger one with the field named', async () => {

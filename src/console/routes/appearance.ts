@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { SvcError } from '../../core/errors.js';
 import {
-  contrastWarnings,
+  appearanceRefusal,
   deriveTheme,
   parseAppearanceUpdate,
   settingsOf,
 } from '../../core/theme/appearance.js';
+import { contrastWarnings } from '../../core/theme/contrast.js';
 import { ASSET_PREFIX } from '../../core/theme/asset-url.js';
 import {
   EDITOR_LOGO_NAME,
@@ -44,7 +45,17 @@ export const AppearanceDocument = z
   .object({
     revision: z.number().int().describe('the theme revision these settings were read at; 0: no theme yet'),
     settings: AppearanceSettingsSchema,
-    contrast_warnings: z.array(z.object({ pair: z.string(), ratio: z.number() })),
+    contrast_warnings: z
+      .array(
+        z.object({
+          pair: z.string().describe('`<fg> on <bg>`, colour token names, e.g. `muted on surface`'),
+          ratio: z.number().describe('the contrast ratio, rounded down to two decimals'),
+          where: z.string().describe('where the console draws that pair'),
+        }),
+      )
+      .describe(
+        'every pair the console draws below WCAG AA (4.5:1), worst first; a save with any is refused',
+      ),
   })
   .meta({ id: 'AppearanceDocument' });
 
@@ -167,7 +178,7 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
       method: 'POST',
       url: '/api/settings/appearance',
       summary:
-        'save the appearance (administrator; CSRF token): the body names the revision it edits; a stale one is 409 stale_revision and nothing is written; the full token set is derived from the four colours',
+        'save the appearance (administrator; CSRF token): the body names the revision it edits; a stale one is 409 stale_revision and nothing is written; the full token set is derived from the four colours; a mode the colours contradict, or any drawn pair below WCAG AA (400 contrast_too_low, every failing pair named), is refused',
       tag: 'Console appearance',
       auth: 'token',
       body: AppearanceUpdateSchema,
@@ -182,6 +193,8 @@ export function appearanceRoutes(deps: ConsoleDeps): AnyRoute[] {
       handler: async ({ caller, body }) => {
         requireHuman(caller, 'administrator');
         const update = parseAppearanceUpdate(body);
+        const refusal = appearanceRefusal('settings', update.settings);
+        if (refusal) throw refusal;
         const current = await deps.themes.current(caller.tenantId);
         const previous = current?.theme ?? defaultTheme(update.settings.appearance);
         let logo: Theme['logo'] = null;

@@ -1,4 +1,6 @@
-/** A horizontal stacked bar chart in plain SVG: reserved and remaining of each budget. */
+import { Id } from './pages/common.js';
+
+/** A horizontal bar per budget: the part reserved, and what remains of it. */
 export interface BudgetBar {
   label: string;
   budget: number;
@@ -7,36 +9,34 @@ export interface BudgetBar {
 
 const usd = (n: number) => `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 
+/**
+ * Labels, bars and figures in three grid columns: a label is HTML (an `Id`, cut with an
+ * ellipsis however long a generated task id is), so it can never run over its bar; a bar is
+ * SVG in a 0..100 box stretched to its column, so widths are attributes, never inline styles
+ * (the CSP allows none). The bars are decoration: the figures beside them say it in text.
+ */
 export function BudgetChart({ bars }: { bars: BudgetBar[] }) {
-  const max = Math.max(1, ...bars.map((b) => b.budget));
-  const row = 34;
-  const labelW = 140;
-  const width = 640;
-  const plot = width - labelW - 110;
   return (
-    <svg
-      class="chart"
-      viewBox={`0 0 ${width} ${Math.max(1, bars.length) * row + 10}`}
-      role="img"
-      aria-label="Budget per task: reserved and remaining"
-    >
-      {bars.map((b, i) => {
-        const y = i * row + 6;
-        const wBudget = (b.budget / max) * plot;
-        const wReserved = b.budget === 0 ? 0 : (Math.min(b.reserved, b.budget) / max) * plot;
+    <div class="budget-chart" role="group" aria-label="Budget per task: reserved and remaining">
+      {bars.map((b) => {
+        // each bar is its own budget (burn against budget), so one large budget does not
+        // flatten every other bar to a sliver
+        const wReserved = b.budget === 0 ? 0 : (Math.min(b.reserved, b.budget) / b.budget) * 100;
         return (
-          <g key={b.label}>
-            <text x={0} y={y + 16} class="chart-label">
-              {b.label}
-            </text>
-            <rect x={labelW} y={y} width={Math.max(wBudget, 1)} height={20} rx={3} class="bar-remaining" />
-            <rect x={labelW} y={y} width={wReserved} height={20} rx={3} class="bar-reserved" />
-            <text x={labelW + Math.max(wBudget, 1) + 8} y={y + 15} class="chart-value">
+          <div class="budget-row" key={b.label} data-task={b.label}>
+            <span class="budget-label">
+              <Id value={b.label} label="task id" />
+            </span>
+            <svg class="budget-bar" viewBox="0 0 100 20" preserveAspectRatio="none" aria-hidden="true">
+              <rect x={0} y={0} width={100} height={20} class="bar-remaining" />
+              <rect x={0} y={0} width={wReserved} height={20} class="bar-reserved" />
+            </svg>
+            <span class="budget-value">
               {usd(b.reserved)} / {usd(b.budget)}
-            </text>
-          </g>
+            </span>
+          </div>
         );
       })}
-    </svg>
+    </div>
   );
 }

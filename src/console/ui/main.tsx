@@ -1,7 +1,7 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Theme } from '../../core/theme/theme.js';
-import { describe, get, post, setCsrf, type Session } from './api.js';
+import { ApiFailure, describe, get, post, setCsrf, type Session } from './api.js';
 import { CapabilitiesPage, IntegrationsPage } from './pages/registry.js';
 import { PeoplePage } from './pages/people.js';
 import { AppearancePage } from './pages/appearance.js';
@@ -11,6 +11,7 @@ import { PoliciesPage } from './pages/policies.js';
 import { RecordsPage } from './pages/records.js';
 import { SpendPage } from './pages/spend.js';
 import { VerifyPage } from './pages/verify.js';
+import { rememberedLook, rememberLook } from './remembered-theme.js';
 import { applyTheme, loadTheme } from './theme.js';
 
 const PAGES = [
@@ -50,10 +51,22 @@ function currentRoute(): Route {
   return { page };
 }
 
+/** A refused sign-in in words for someone at a form (the API's remedy speaks to programs). */
+function signInError(err: unknown): string {
+  if (err instanceof ApiFailure && err.error.status === 401) {
+    return `That token was not accepted: ${err.error.reason}. Check that you pasted all of it (it starts with svct_) and that it has not expired or been revoked; an administrator can issue you a new one.`;
+  }
+  return describe(err);
+}
+
 function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    const look = rememberedLook();
+    if (look) applyTheme(look);
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -67,29 +80,29 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
       setToken('');
       onSignedIn(s);
     } catch (err) {
-      setError(describe(err));
+      setError(signInError(err));
     } finally {
       setBusy(false);
     }
   };
   return (
     <main class="signin">
-      <form class="card" onSubmit={submit}>
-        <h1>svc console</h1>
+      <form class="card" onSubmit={submit} aria-labelledby="signin-title">
+        <h1 id="signin-title">svc console</h1>
         <p class="muted">
           Sign in with your operator token. It is exchanged for a session and not kept by this page.
         </p>
-        <label>
-          Token
-          <input
-            id="token"
-            type="password"
-            autocomplete="off"
-            value={token}
-            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-            placeholder="svct_…"
-          />
-        </label>
+        <label for="token">Token</label>
+        <input
+          id="token"
+          type="password"
+          autocomplete="off"
+          value={token}
+          onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          placeholder="svct_…"
+          aria-describedby="token-help"
+          aria-invalid={error ? 'true' : undefined}
+        />
         <button class="primary" type="submit" disabled={busy}>
           Sign in
         </button>
@@ -98,6 +111,17 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
             {error}
           </p>
         )}
+        <div id="token-help" class="help">
+          <p>
+            <strong>Where a token comes from:</strong> an administrator issues one for you on the deployment’s
+            machine and hands it over out of band:
+          </p>
+          <pre class="code">svc token issue --tenant &lt;tenant&gt; --actor &lt;you&gt;</pre>
+          <p>
+            On a demo, <code>svc quickstart</code> printed one (<code>SVC_TOKEN</code> in{' '}
+            <code>svc quickstart --env</code>). Only registered people with a role sign in here.
+          </p>
+        </div>
       </form>
     </main>
   );
@@ -128,8 +152,20 @@ function Shell({
       onSignOut();
     }
   };
+  // After a move between pages, focus goes to the page (not on first load): a keyboard or
+  // screen-reader user lands on the new heading instead of the top of the navigation.
+  const mainRef = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else mainRef.current?.focus();
+  }, [page]);
+  const label = PAGES.find(([id]) => id === page)?.[1] ?? '';
   return (
     <div class="shell">
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), mainRef.current?.focus())}>
+        Skip to content
+      </a>
       <header class="top">
         <div class="brand">
           {theme.logo ? (
@@ -148,14 +184,19 @@ function Shell({
           </button>
         </div>
       </header>
-      <nav class="side">
+      <nav class="side" aria-label="Console pages">
         {PAGES.map(([id, label]) => (
-          <a key={id} href={`#/${id}`} class={id === page ? 'active' : ''}>
+          <a
+            key={id}
+            href={`#/${id}`}
+            class={id === page ? 'active' : ''}
+            aria-current={id === page ? 'page' : undefined}
+          >
             {label}
           </a>
         ))}
       </nav>
-      <main class="content">
+      <main class="content" id="main" tabIndex={-1} ref={mainRef} aria-label={label}>
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
         {page === 'spend' && <SpendPage />}
@@ -179,6 +220,7 @@ function App() {
     setSession(s);
     void loadTheme().then((t) => {
       applyTheme(t);
+      rememberLook(t);
       setTheme(t);
     });
   };
@@ -195,6 +237,7 @@ function App() {
       theme={theme}
       onThemeChange={(t) => {
         applyTheme(t);
+        rememberLook(t);
         setTheme(t);
       }}
       onSignOut={() => {

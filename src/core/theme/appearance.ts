@@ -1,5 +1,7 @@
 import { invalidField, SvcError } from '../errors.js';
-import { AA_NORMAL_TEXT, contrastRatio, hexColour, mix, parseCssColour, toHex, type Rgba } from './colour.js';
+import { hexColour, parseCssColour, toHex } from './colour.js';
+import { contrastWarnings, type ContrastWarning } from './contrast.js';
+import { derivePalette, modeOf } from './palette.js';
 import type { RASTER_KINDS } from './media.js';
 import { sniffMedia, SVG_REASON } from './media.js';
 import { altText, appearanceOf, defaultTheme, fontFamily, type Appearance, type Theme } from './theme.js';
@@ -111,8 +113,6 @@ export function parseAppearanceUpdate(body: unknown): AppearanceUpdate {
   return { revision: o.revision, settings: parseAppearanceSettings('settings', o.settings) };
 }
 
-const rgb = (hex: string): Rgba => parseCssColour(hex) as Rgba;
-
 /** A colour of a stored theme as the editor's hex (the editor takes hex only). */
 function asHex(colour: string): string {
   const c = parseCssColour(colour);
@@ -133,58 +133,55 @@ export function settingsOf(theme: Theme, logoDataUrl: string | null): Appearance
 }
 
 /**
- * The full token set from the four editor colours: the in-between tokens are mixes of
- * background and text, so they follow whatever the administrator picked; status colours
- * come from the mode's defaults (they carry meaning and are not brand colours).
+ * The full token set from the four editor colours (`derivePalette`: muted and dim text and
+ * the status colours are made readable on the backgrounds they are drawn on).
  */
 export function deriveTheme(s: AppearanceSettings, previous: Theme, logo: Theme['logo']): Theme {
-  const bg = rgb(s.bg);
-  const text = rgb(s.text);
-  const surface = rgb(s.surface);
-  const status = defaultTheme(s.appearance).colors;
   const sansUrl = previous.fonts.sans.family === s.font_sans ? previous.fonts.sans.url : null;
   return {
     version: 1,
     appearance: s.appearance,
-    colors: {
-      bg: s.bg,
-      surface: s.surface,
-      surface2: toHex(mix(surface, text, 0.06)),
-      text: s.text,
-      muted: toHex(mix(text, bg, 0.3)),
-      dim: toHex(mix(text, bg, 0.5)),
-      line: toHex(mix(surface, text, 0.18)),
-      accent: s.accent,
-      'accent-soft': toHex(mix(bg, rgb(s.accent), 0.2)),
-      ok: status.ok,
-      warn: status.warn,
-      bad: status.bad,
-    },
+    colors: derivePalette(s),
     fonts: { sans: { family: s.font_sans, url: sansUrl }, mono: previous.fonts.mono },
     logo,
   };
 }
 
-export interface ContrastWarning {
-  pair: string;
-  ratio: number;
+/**
+ * The editor field to change first: the accent for an accent pair; the text when text reads
+ * badly on the page background (muted, dim and status colours are derived from it); the
+ * surface when only the cards and tables fail.
+ */
+function fieldToChange(failing: ContrastWarning[]): 'text' | 'surface' | 'accent' {
+  if (failing[0]?.pair.startsWith('accent ')) return 'accent';
+  return failing.some((w) => w.pair.endsWith(' on bg')) ? 'text' : 'surface';
 }
 
-/** Text pairs below WCAG AA (4.5:1) for normal text. */
-export function contrastWarnings(colors: Theme['colors']): ContrastWarning[] {
-  const pairs: [string, string, string][] = [
-    ['text on bg', colors.text, colors.bg],
-    ['text on surface', colors.text, colors.surface],
-    ['muted on bg', colors.muted, colors.bg],
-    ['accent on bg', colors.accent, colors.bg],
-  ];
-  const out: ContrastWarning[] = [];
-  for (const [pair, fg, bg] of pairs) {
-    const a = parseCssColour(fg);
-    const b = parseCssColour(bg);
-    if (!a || !b) continue;
-    const ratio = contrastRatio(a, b);
-    if (ratio < AA_NORMAL_TEXT) out.push({ pair, ratio: Math.round(ratio * 100) / 100 });
+/**
+ * Why these settings cannot be saved: a mode their colours contradict (a "dark" console on a
+ * light background keeps light colours under dark native controls), or any pair the console
+ * draws below WCAG AA. Each names the field to change and every failing pair with its ratio.
+ */
+export function appearanceRefusal(field: string, s: AppearanceSettings): SvcError | undefined {
+  const reads = modeOf(s.bg, s.text);
+  if (reads !== s.appearance) {
+    const darker = s.appearance === 'dark' ? 'darker' : 'lighter';
+    return new SvcError(
+      'invalid_request',
+      `${field}.appearance: ${s.appearance} mode needs a background ${darker} than its text, but background ${s.bg} with text ${s.text} reads as ${reads}`,
+      {
+        field: `${field}.appearance`,
+        remedy: `choose ${reads}, or pick ${s.appearance} colours (the Appearance page offers them when the mode is switched)`,
+      },
+    );
   }
-  return out;
+  const failing = contrastWarnings(deriveTheme(s, defaultTheme(s.appearance), null).colors);
+  if (failing.length === 0) return undefined;
+  const change = `${field}.${fieldToChange(failing)}`;
+  const list = failing.map((w) => `${w.pair} ${w.ratio}:1 (${w.where})`).join('; ');
+  return new SvcError('invalid_request', `${field}: below WCAG AA contrast (4.5:1 for text): ${list}`, {
+    field: change,
+    code: 'contrast_too_low',
+    remedy: `change ${change} until every pair reaches 4.5:1 (the Appearance page measures them as you edit)`,
+  });
 }

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
-  contrastWarnings,
   deriveTheme,
   parseAppearanceSettings,
   type AppearanceSettings,
 } from '../../../core/theme/appearance.js';
+import { contrastWarnings } from '../../../core/theme/contrast.js';
+import { baseForMode } from '../../../core/theme/palette.js';
 import { defaultTheme, type Theme } from '../../../core/theme/theme.js';
 import { ApiFailure, describe, get, post, type Session } from '../api.js';
 import { applyTheme } from '../theme.js';
@@ -38,7 +39,8 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
   const [status, setStatus] = useState('');
   const [stale, setStale] = useState(false);
   const [servedLogo, setServedLogo] = useState('');
-  const previewRef = useRef<HTMLDivElement>(null);
+  const [switched, setSwitched] = useState('');
+  const previewRef = useRef<HTMLElement>(null);
   const admin = session.roles.includes('administrator');
 
   const load = async () => {
@@ -72,6 +74,19 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
   const set = (patch: Partial<AppearanceSettings>) => {
     setDraft({ ...draft, ...patch });
     setStatus('');
+    setSwitched('');
+  };
+  // A mode is a palette, not a flag: colours that read as the other mode are replaced by this
+  // mode's own, with the accent's hue kept and made readable on them.
+  const switchMode = (mode: 'dark' | 'light') => {
+    const base = baseForMode(mode, draft);
+    setDraft({ ...draft, ...base, appearance: mode });
+    setStatus('');
+    setSwitched(
+      base === draft
+        ? ''
+        : `Switched to the ${mode} palette: background ${base.bg}, surface ${base.surface}, text ${base.text}; the accent is now ${base.accent}, readable on them.`,
+    );
   };
 
   const pickLogo = (file: File | undefined) => {
@@ -129,18 +144,24 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
             <select
               id="appearance-mode"
               value={draft.appearance}
-              onChange={(e) => set({ appearance: (e.target as HTMLSelectElement).value as 'dark' | 'light' })}
+              onChange={(e) => switchMode((e.target as HTMLSelectElement).value as 'dark' | 'light')}
             >
               <option value="dark">dark</option>
               <option value="light">light</option>
             </select>
           </label>
+          {switched && (
+            <p class="notice" role="status" id="mode-switched">
+              {switched}
+            </p>
+          )}
           {COLOURS.map(([key, label]) => (
-            <label key={key}>
-              {label}
+            <div class="field" key={key}>
+              <label for={`colour-${key}`}>{label}</label>
               <span class="colour">
                 <input
                   type="color"
+                  aria-label={`${label}: colour picker`}
                   value={draft[key]}
                   onInput={(e) => set({ [key]: (e.target as HTMLInputElement).value })}
                 />
@@ -149,9 +170,10 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
                   value={draft[key]}
                   onInput={(e) => set({ [key]: (e.target as HTMLInputElement).value })}
                   maxLength={7}
+                  spellcheck={false}
                 />
               </span>
-            </label>
+            </div>
           ))}
           <label>
             Font (system stack)
@@ -193,14 +215,30 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
               </span>
             </label>
           )}
-          {problem && <p class="error">{problem}</p>}
+          {problem && (
+            <p class="error" role="alert">
+              {problem}
+            </p>
+          )}
           {warnings.length > 0 && (
-            <div class="warning" role="status">
-              Below WCAG AA contrast (4.5:1): {warnings.map((w) => `${w.pair} ${w.ratio}:1`).join(', ')}
+            <div class="warning" role="status" id="contrast-warnings">
+              <strong>Below WCAG AA contrast (4.5:1), so it cannot be saved:</strong>
+              <ul>
+                {warnings.map((w) => (
+                  <li key={w.pair}>
+                    {w.pair} {w.ratio}:1 <span class="muted">({w.where})</span>
+                  </li>
+                ))}
+              </ul>
             </div>
           )}
           <div class="row">
-            <button id="save-appearance" class="primary" type="submit" disabled={!admin || problem !== ''}>
+            <button
+              id="save-appearance"
+              class="primary"
+              type="submit"
+              disabled={!admin || problem !== '' || warnings.length > 0}
+            >
               Save
             </button>
             {!admin && <span class="muted">Only administrators save the appearance.</span>}
@@ -213,7 +251,7 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
           )}
           {error && <p class="error">{error}</p>}
         </form>
-        <div class="preview" ref={previewRef} aria-label="Preview">
+        <section class="preview" ref={previewRef} aria-label="Preview">
           <div class="preview-top">
             {draft.logo ? (
               <img class="logo" src={draft.logo.data_url} alt={draft.logo.alt} />
@@ -238,8 +276,12 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
               <span class="pill ok">allowed</span> <span class="pill warn">deferred</span>{' '}
               <span class="pill bad">refused</span>
             </p>
+            <p>
+              <a href="#/appearance">a link</a> <span class="notice">a notice</span>{' '}
+              <span class="error">an error</span>
+            </p>
           </div>
-        </div>
+        </section>
       </div>
     </section>
   );

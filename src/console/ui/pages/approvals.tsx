@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { approvalBinding, type BoundRequest } from '../../../core/approval-binding.js';
 import { describe, get, post, type Session } from '../api.js';
-import { Loading, when } from './common.js';
+import { EmptyState, Id, Loading, When } from './common.js';
 
 interface Approval extends BoundRequest {
   approval_id: string;
@@ -30,7 +30,19 @@ function Binding({ a }: { a: Approval }) {
         <Fragment key={f.key}>
           <dt>{f.label}</dt>
           <dd data-fact={f.key}>
-            {f.key === 'params' || f.key === 'body' || f.key === 'digest' ? <code>{f.value}</code> : f.value}
+            {f.key === 'digest' ? (
+              <Id value={f.value} label="request digest" />
+            ) : f.key === 'params' || f.key === 'body' ? (
+              <code>{f.value}</code>
+            ) : f.key === 'requester' ? (
+              <Id value={f.value} label="requester" />
+            ) : f.key === 'task' ? (
+              <>
+                <Id value={a.task_id} label="task id" /> step <Id value={a.effect_key_step} label="step" />
+              </>
+            ) : (
+              f.value
+            )}
           </dd>
         </Fragment>
       ))}
@@ -56,6 +68,11 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
   const [note, setNote] = useState('');
   const [message, setMessage] = useState('');
   const cursor = trail[trail.length - 1] ?? null;
+  // The confirmation takes the focus when it opens (on its note, never on Confirm, so a stray
+  // Enter decides nothing), and gives it back to the list when it closes.
+  useEffect(() => {
+    if (confirming) document.getElementById('decision-note')?.focus();
+  }, [confirming]);
 
   const url = () => {
     const q = new URLSearchParams({ status: 'pending', limit: String(PAGE_SIZE) });
@@ -126,7 +143,9 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
       </p>
       {linked !== undefined && opened !== undefined && (
         <div class="card linked" id="linked-approval" data-approval={linked}>
-          <h3>Linked approval {linked}</h3>
+          <h3>
+            Linked approval <Id value={linked} label="approval id" />
+          </h3>
           {opened.approval ? (
             <>
               <p>
@@ -135,11 +154,18 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
                 >
                   {opened.approval.status}
                 </span>{' '}
-                {opened.approval.status === 'pending'
-                  ? `expires ${when(opened.approval.expires_at)}. Opening a link decides nothing: approve or deny below, after a confirmation.`
-                  : opened.approval.decided_by
-                    ? `by ${opened.approval.decided_by}, ${when(opened.approval.decided_at ?? null)}`
-                    : 'nothing can be decided any more'}
+                {opened.approval.status === 'pending' ? (
+                  <>
+                    expires <When iso={opened.approval.expires_at} />. Opening a link decides nothing: approve
+                    or deny below, after a confirmation.
+                  </>
+                ) : opened.approval.decided_by ? (
+                  <>
+                    by {opened.approval.decided_by}, <When iso={opened.approval.decided_at ?? null} />
+                  </>
+                ) : (
+                  'nothing can be decided any more'
+                )}
               </p>
               <Binding a={opened.approval} />
               {opened.approval.status === 'pending' && (
@@ -204,14 +230,30 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
       )}
       {error && <p class="error">{error}</p>}
       {page === undefined ? null : items.length === 0 ? (
-        <p class="empty">No pending approvals{trail.length > 1 ? ' on this page' : ''}.</p>
+        trail.length > 1 || filter.requester || filter.capability ? (
+          <EmptyState
+            lead={`No pending approvals${trail.length > 1 ? ' on this page' : ' match this filter'}.`}
+            next="Clear the filter, or go back to newer approvals."
+          />
+        ) : (
+          <EmptyState
+            lead="No pending approvals. Nothing waits for you."
+            next={
+              <>
+                An approval appears here, within {POLL_MS / 1000} seconds, when an agent asks for an
+                irreversible action (a capability registered with <code>--irreversible</code>). Decided ones
+                are in the Records.
+              </>
+            }
+          />
+        )
       ) : (
         <table class="approvals">
           <thead>
             <tr>
-              <th>What it binds</th>
-              <th>Expires</th>
-              <th />
+              <th scope="col">What it binds</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Decision</th>
             </tr>
           </thead>
           <tbody>
@@ -220,12 +262,22 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
                 <td>
                   <Binding a={a} />
                 </td>
-                <td>{when(a.expires_at)}</td>
+                <td class="expires">
+                  <When iso={a.expires_at} />
+                </td>
                 <td class="actions">
-                  <button class="approve" onClick={() => setConfirming({ a, decision: 'approve' })}>
+                  <button
+                    class="approve"
+                    aria-label={`Approve ${a.capability} for ${a.requester_id}`}
+                    onClick={() => setConfirming({ a, decision: 'approve' })}
+                  >
                     Approve
                   </button>
-                  <button class="deny" onClick={() => setConfirming({ a, decision: 'deny' })}>
+                  <button
+                    class="deny"
+                    aria-label={`Deny ${a.capability} for ${a.requester_id}`}
+                    onClick={() => setConfirming({ a, decision: 'deny' })}
+                  >
                     Deny
                   </button>
                 </td>
@@ -248,7 +300,13 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
         </button>
       </div>
       {confirming && (
-        <div class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-title">
+        <div
+          class="modal"
+          role="dialog"
+          aria-modal="true"
+          aria-labelledby="confirm-title"
+          onKeyDown={(e) => e.key === 'Escape' && setConfirming(null)}
+        >
           <div class="card wide">
             <h3 id="confirm-title">
               {confirming.decision === 'approve' ? 'Approve' : 'Deny'} {confirming.a.capability}?
@@ -257,6 +315,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
             <label>
               Note (journaled)
               <input
+                id="decision-note"
                 value={note}
                 onInput={(e) => setNote((e.target as HTMLInputElement).value)}
                 maxLength={1000}

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describe, get, post, type Session } from '../api.js';
-import { Loading, when } from './common.js';
+import { Id, Loading, When } from './common.js';
 
 interface Destination {
   destination_id: string;
@@ -66,60 +66,62 @@ function Destinations({ items }: { items: Destination[] }) {
     );
   }
   return (
-    <table class="destinations">
-      <thead>
-        <tr>
-          <th>Destination</th>
-          <th>Receiver</th>
-          <th>Events</th>
-          <th>Settings</th>
-          <th>Reminder</th>
-          <th>State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((d) => (
-          <tr key={d.destination_id} data-destination={d.destination_id}>
-            <td>
-              {d.destination_id} <span class="dim">{d.kind}</span>
-            </td>
-            <td>
-              <code>{d.url}</code>
-            </td>
-            <td>{d.events.join(', ')}</td>
-            <td>
-              {Object.keys(d.settings).length === 0 ? (
-                <span class="dim">–</span>
-              ) : (
-                <dl class="facts compact">
-                  {Object.entries(d.settings).map(([k, v]) => (
-                    <Fragment key={k}>
-                      <dt>{k}</dt>
-                      <dd>{settingText(v)}</dd>
-                    </Fragment>
-                  ))}
-                </dl>
-              )}
-            </td>
-            <td>
-              {d.remind_after_seconds === null
-                ? '–'
-                : `after ${seconds(d.remind_after_seconds)}${d.escalate_to ? `, also to ${d.escalate_to}` : ''}`}
-            </td>
-            <td data-state={d.enabled ? 'enabled' : 'disabled'}>
-              {d.enabled ? (
-                <span class="pill ok">enabled</span>
-              ) : (
-                <>
-                  <span class="pill bad">disabled</span>{' '}
-                  <span class="muted">{d.disabled_reason ?? 'by an administrator'}</span>
-                </>
-              )}
-            </td>
+    <div class="table-wrap">
+      <table class="destinations">
+        <thead>
+          <tr>
+            <th>Destination</th>
+            <th>Receiver</th>
+            <th>Events</th>
+            <th>Settings</th>
+            <th>Reminder</th>
+            <th>State</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {items.map((d) => (
+            <tr key={d.destination_id} data-destination={d.destination_id}>
+              <td>
+                {d.destination_id} <span class="dim">{d.kind}</span>
+              </td>
+              <td>
+                <code>{d.url}</code>
+              </td>
+              <td>{d.events.join(', ')}</td>
+              <td>
+                {Object.keys(d.settings).length === 0 ? (
+                  <span class="dim">–</span>
+                ) : (
+                  <dl class="facts compact">
+                    {Object.entries(d.settings).map(([k, v]) => (
+                      <Fragment key={k}>
+                        <dt>{k}</dt>
+                        <dd>{settingText(v)}</dd>
+                      </Fragment>
+                    ))}
+                  </dl>
+                )}
+              </td>
+              <td>
+                {d.remind_after_seconds === null
+                  ? '–'
+                  : `after ${seconds(d.remind_after_seconds)}${d.escalate_to ? `, also to ${d.escalate_to}` : ''}`}
+              </td>
+              <td data-state={d.enabled ? 'enabled' : 'disabled'}>
+                {d.enabled ? (
+                  <span class="pill ok">enabled</span>
+                ) : (
+                  <>
+                    <span class="pill bad">disabled</span>{' '}
+                    <span class="muted">{d.disabled_reason ?? 'by an administrator'}</span>
+                  </>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -186,58 +188,62 @@ function Deliveries({
   return (
     <>
       {error && <p class="error">{error}</p>}
-      <table id={id}>
-        <thead>
-          <tr>
-            <th>Event</th>
-            <th>Destination</th>
-            <th>State</th>
-            <th>Attempts</th>
-            <th>Last</th>
-            <th>{state === 'dead' ? 'Failed' : 'Next attempt'}</th>
-            {state === 'dead' && <th />}
-          </tr>
-        </thead>
-        <tbody>
-          {page.items.map((d) => (
-            <tr
-              key={`${d.event_id}/${d.destination_id}`}
-              data-event={d.event_id}
-              data-destination={d.destination_id}
-            >
-              <td>
-                {d.event_type}
-                <br />
-                <code class="dim">{d.event_id}</code>
-              </td>
-              <td>{d.destination_id}</td>
-              <td>
-                <span class={`pill ${STATE_PILL[d.state]}`}>{d.state}</span>
-              </td>
-              <td class="num">{d.attempts}</td>
-              <td>
-                <code>{last(d)}</code>
-              </td>
-              <td>{state === 'dead' ? when(d.updated_at) : when(d.next_attempt_at)}</td>
-              {state === 'dead' && (
-                <td class="actions">
-                  {admin ? (
-                    <button
-                      class="redeliver"
-                      disabled={busy === `${d.event_id}/${d.destination_id}`}
-                      onClick={() => void redeliver(d)}
-                    >
-                      Redeliver
-                    </button>
-                  ) : (
-                    <span class="dim">administrators redeliver</span>
-                  )}
-                </td>
-              )}
+      <div class="table-wrap">
+        <table id={id}>
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Destination</th>
+              <th>State</th>
+              <th>Attempts</th>
+              <th>Last</th>
+              <th>{state === 'dead' ? 'Failed' : 'Next attempt'}</th>
+              {state === 'dead' && <th />}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {page.items.map((d) => (
+              <tr
+                key={`${d.event_id}/${d.destination_id}`}
+                data-event={d.event_id}
+                data-destination={d.destination_id}
+              >
+                <td>
+                  {d.event_type}
+                  <br />
+                  <Id value={d.event_id} label="event id" />
+                </td>
+                <td>{d.destination_id}</td>
+                <td>
+                  <span class={`pill ${STATE_PILL[d.state]}`}>{d.state}</span>
+                </td>
+                <td class="num">{d.attempts}</td>
+                <td>
+                  <code>{last(d)}</code>
+                </td>
+                <td>
+                  <When iso={state === 'dead' ? d.updated_at : d.next_attempt_at} />
+                </td>
+                {state === 'dead' && (
+                  <td class="actions">
+                    {admin ? (
+                      <button
+                        class="redeliver"
+                        disabled={busy === `${d.event_id}/${d.destination_id}`}
+                        onClick={() => void redeliver(d)}
+                      >
+                        Redeliver
+                      </button>
+                    ) : (
+                      <span class="dim">administrators redeliver</span>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <div class="row pager">
         <button disabled={trail.length === 1} onClick={() => setTrail(trail.slice(0, -1))}>
           ← Newer

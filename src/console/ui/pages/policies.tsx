@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describe, get, type Session } from '../api.js';
-import { Loading, short, when } from './common.js';
+import { Loading, short, When } from './common.js';
 import { PolicyChanges } from './policy-changes.js';
 
 interface Version {
@@ -47,7 +47,9 @@ function VersionCard({ v, onCurrent }: { v: VersionText; onCurrent?: () => void 
       </h3>
       <dl class="facts">
         <dt>Set</dt>
-        <dd>{when(v.set_at)}</dd>
+        <dd>
+          <When iso={v.set_at} />
+        </dd>
         <dt>By</dt>
         <dd>{v.set_by}</dd>
         <dt>Message</dt>
@@ -57,7 +59,10 @@ function VersionCard({ v, onCurrent }: { v: VersionText; onCurrent?: () => void 
           <code>{v.sha256}</code>
         </dd>
       </dl>
-      <pre class="code">{v.text}</pre>
+      {/* a long line scrolls inside the block: focusable, so a keyboard can scroll it too */}
+      <pre class="code" tabIndex={0} aria-label={`Policy version ${v.version}`}>
+        {v.text}
+      </pre>
       {onCurrent && (
         <button id="show-current" onClick={onCurrent}>
           Back to the current version
@@ -78,7 +83,7 @@ function DiffView({ d }: { d: Diff }) {
   }
   const lines = d.diff.endsWith('\n') ? d.diff.slice(0, -1).split('\n') : d.diff.split('\n');
   return (
-    <pre class="code diff" id="policy-diff">
+    <pre class="code diff" id="policy-diff" tabIndex={0} aria-label="Diff">
       {lines.map((line, i) => (
         <span key={i} class={lineClass(line)}>
           {line}
@@ -91,7 +96,7 @@ function DiffView({ d }: { d: Diff }) {
 
 /**
  * The tenant's policy, read-only: the version the daemon decides with, every stored version
- * (who set it, when, why, its hash), any version's text, and a diff between any two.
+ * (who set it, why, its hash), any version's text, and a diff between any two.
  * Changes are made with the CLI on the deployment's machine (svc policy set / rollback); the
  * shadow report and a replay show what one would change before it is made.
  */
@@ -206,36 +211,40 @@ export function PoliciesPage({ session }: { session: Session }) {
       )}
 
       <h3>History</h3>
-      <table id="policy-history">
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Set</th>
-            <th>By</th>
-            <th>Message</th>
-            <th>SHA-256</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {page.items.map((v) => (
-            <tr key={v.version} data-version={v.version}>
-              <td class="num">
-                {v.version} {v.current && <span class="pill ok">current</span>}
-              </td>
-              <td>{when(v.set_at)}</td>
-              <td>{v.set_by}</td>
-              <td>{v.message ?? <span class="dim">–</span>}</td>
-              <td>
-                <code title={v.sha256}>{short(v.sha256)}</code>
-              </td>
-              <td class="actions">
-                <button onClick={() => void view(v.version)}>View</button>
-              </td>
+      <div class="table-wrap">
+        <table id="policy-history">
+          <thead>
+            <tr>
+              <th>Version</th>
+              <th>Set</th>
+              <th>By</th>
+              <th>Message</th>
+              <th>SHA-256</th>
+              <th />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {page.items.map((v) => (
+              <tr key={v.version} data-version={v.version}>
+                <td class="num">
+                  {v.version} {v.current && <span class="pill ok">current</span>}
+                </td>
+                <td>
+                  <When iso={v.set_at} />
+                </td>
+                <td>{v.set_by}</td>
+                <td>{v.message ?? <span class="dim">–</span>}</td>
+                <td>
+                  <code title={v.sha256}>{short(v.sha256)}</code>
+                </td>
+                <td class="actions">
+                  <button onClick={() => void view(v.version)}>View</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <div class="row pager">
         <button disabled={trail.length === 1} onClick={() => setTrail(trail.slice(0, -1))}>
           ← Newer

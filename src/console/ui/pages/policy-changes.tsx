@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, describe, post, type Session } from '../api.js';
-import { Loading, useJson, when } from './common.js';
+import { Loading, useJson, When } from './common.js';
 
 interface Verdict {
   outcome: 'allowed' | 'deferred' | 'refused';
@@ -60,22 +60,24 @@ const verdict = (v: Verdict) => `${v.outcome}${v.code ? ` ${v.code}` : ''} [${v.
 
 function Counts({ rows, label }: { rows: { key: string; count: number }[]; label: string }) {
   return (
-    <table class="by-count" data-by={label}>
-      <thead>
-        <tr>
-          <th>{label}</th>
-          <th>count</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.key}>
-            <td>{r.key}</td>
-            <td class="num">{r.count}</td>
+    <div class="table-wrap">
+      <table class="by-count" data-by={label}>
+        <thead>
+          <tr>
+            <th>{label}</th>
+            <th>count</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <td>{r.key}</td>
+              <td class="num">{r.count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -92,36 +94,40 @@ function Differences({ r }: { r: DifferenceReport }) {
           <h4>
             {p.pair.replace('->', ' → ')}: {p.count}
           </h4>
-          <table>
-            <thead>
-              <tr>
-                <th>At</th>
-                <th>Capability</th>
-                <th>Actor</th>
-                <th>Action</th>
-                <th>Amount (USD)</th>
-                <th>Now</th>
-                <th>Candidate</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.examples.map((e, i) => (
-                <tr key={e.seq ?? i}>
-                  <td>{when(e.at)}</td>
-                  <td>{e.capability}</td>
-                  <td>{e.actor}</td>
-                  <td>{e.action}</td>
-                  <td class="num">{e.amount_usd}</td>
-                  <td>
-                    <code>{verdict(e.current)}</code>
-                  </td>
-                  <td>
-                    <code>{verdict(e.candidate)}</code>
-                  </td>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>At</th>
+                  <th>Capability</th>
+                  <th>Actor</th>
+                  <th>Action</th>
+                  <th>Amount (USD)</th>
+                  <th>Now</th>
+                  <th>Candidate</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {p.examples.map((e, i) => (
+                  <tr key={e.seq ?? i}>
+                    <td>
+                      <When iso={e.at} />
+                    </td>
+                    <td>{e.capability}</td>
+                    <td>{e.actor}</td>
+                    <td>{e.action}</td>
+                    <td class="num">{e.amount_usd}</td>
+                    <td>
+                      <code>{verdict(e.current)}</code>
+                    </td>
+                    <td>
+                      <code>{verdict(e.candidate)}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </div>
       ))}
       {r.differing > 0 && (
@@ -139,7 +145,7 @@ function Differences({ r }: { r: DifferenceReport }) {
   );
 }
 
-/** The shadow policy, when one is set: what it is, what was not compared, and where it differs. */
+/** The shadow policy one is set: what it is, what was not compared, and where it differs. */
 function ShadowCard() {
   const { data, error } = useJson<{ shadow: ShadowReport | null }>('/api/policies/shadow');
   if (!data) return <Loading error={error} />;
@@ -166,7 +172,9 @@ function ShadowCard() {
           <code>{s.candidate_id}</code> from <code>{s.source}</code>
         </dd>
         <dt>Set</dt>
-        <dd>{when(s.set_at)}</dd>
+        <dd>
+          <When iso={s.set_at} />
+        </dd>
         <dt>Compared</dt>
         <dd>{s.evaluated}</dd>
         <dt>Differing</dt>

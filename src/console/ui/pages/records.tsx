@@ -75,6 +75,7 @@ export function RecordsPage() {
           onInput={(e) => setFilter({ ...filter, capability: (e.target as HTMLInputElement).value })}
         />
         <select
+          aria-label="outcome"
           value={filter.outcome ?? ''}
           onChange={(e) => setFilter({ ...filter, outcome: (e.target as HTMLSelectElement).value })}
         >

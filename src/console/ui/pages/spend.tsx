@@ -1,5 +1,5 @@
 import { BudgetChart } from '../chart.js';
-import { Loading, useJson, usd } from './common.js';
+import { EmptyState, Id, Loading, useJson, usd } from './common.js';
 
 interface TaskRow {
   task_id: string;
@@ -21,7 +21,16 @@ export function SpendPage() {
         Reserved is what allowed decisions committed at admission (an estimate, not a settled charge).
       </p>
       {data.items.length === 0 ? (
-        <p class="empty">No tasks.</p>
+        <EmptyState
+          lead="No tasks yet, so nothing has a budget to spend."
+          next={
+            <>
+              Agents act within a task. Create one with a budget on the deployment’s machine:{' '}
+              <code>svc task create --tenant &lt;tenant&gt; --sponsor &lt;you&gt; --budget-usd 50</code>; its
+              spend appears here as agents are allowed to act in it.
+            </>
+          }
+        />
       ) : (
         <>
           <BudgetChart
@@ -34,30 +43,32 @@ export function SpendPage() {
           <p class="legend">
             <span class="swatch reserved" /> reserved <span class="swatch remaining" /> remaining
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th>Task</th>
-                <th>Status</th>
-                <th>Budget</th>
-                <th>Reserved</th>
-                <th>Remaining</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((t) => (
-                <tr key={t.task_id}>
-                  <td>
-                    {t.task_id} {t.title && <span class="dim">{t.title}</span>}
-                  </td>
-                  <td>{t.status}</td>
-                  <td class="num">{usd(t.budget_usd)}</td>
-                  <td class="num">{usd(t.reserved_usd)}</td>
-                  <td class="num">{usd(t.remaining_usd)}</td>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Task</th>
+                  <th>Status</th>
+                  <th>Budget</th>
+                  <th>Reserved</th>
+                  <th>Remaining</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.items.map((t) => (
+                  <tr key={t.task_id}>
+                    <td>
+                      <Id value={t.task_id} label="task id" /> {t.title && <span class="dim">{t.title}</span>}
+                    </td>
+                    <td>{t.status}</td>
+                    <td class="num">{usd(t.budget_usd)}</td>
+                    <td class="num">{usd(t.reserved_usd)}</td>
+                    <td class="num">{usd(t.remaining_usd)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
     </section>

@@ -4,6 +4,9 @@ import { PASS_DOES_NOT_ESTABLISH, PASS_ESTABLISHES } from '../../../evidence/ver
 import { parsePastedKey, verifyInBrowser } from '../verify-file.js';
 
 /** Drop an export, paste the trusted key, verify here: nothing is uploaded. */
+const count = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
 export function VerifyPage() {
   const [file, setFile] = useState<File | null>(null);
   const [key, setKey] = useState('');
@@ -69,10 +72,11 @@ export function VerifyPage() {
             <strong>{file.name}</strong> ({file.size.toLocaleString()} bytes)
           </span>
         ) : (
-          <span>Drop an export file here, or choose one</span>
+          <label for="export-file">Drop an export file here, or choose one</label>
         )}
         <input
           id="export-file"
+          aria-label={file ? `Export file: ${file.name}` : undefined}
           type="file"
           accept=".jsonl,.json,application/json,text/plain"
           onChange={(e) => {
@@ -126,40 +130,49 @@ export function VerifyPage() {
         >
           <h3>{report.summary.replace(/^(pass|fail)/, (m) => m.toUpperCase())}</h3>
           <p>
-            {report.counts.entries} entries, {report.counts.anchors} anchors, {report.counts.lines} lines
+            {count(report.counts.entries, 'entry', 'entries')},{' '}
+            {count(report.counts.anchors, 'anchor', 'anchors')}, {count(report.counts.lines, 'line', 'lines')}
             {report.counts.redactedEntries > 0 && `, ${report.counts.redactedEntries} redacted`}.
           </p>
           {report.findings.length > 0 && (
-            <table>
-              <thead>
-                <tr>
-                  <th>Line</th>
-                  <th>Code</th>
-                  <th>Finding</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.findings.map((f, i) => (
-                  <tr key={i}>
-                    <td class="num">{f.line ?? '–'}</td>
-                    <td>
-                      <code>{f.code}</code>
-                    </td>
-                    <td>{f.message}</td>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Line</th>
+                    <th>Code</th>
+                    <th>Finding</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {report.findings.map((f, i) => (
+                    <tr key={i}>
+                      <td class="num">{f.line ?? '–'}</td>
+                      <td>
+                        <code>{f.code}</code>
+                      </td>
+                      <td>{f.message}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
           {report.findingsOmitted > 0 && <p>{report.findingsOmitted} more findings not listed.</p>}
-          {report.qualifiers.length > 0 && <p class="muted">Qualifiers: {report.qualifiers.join('; ')}</p>}
+          {report.result === 'pass' && report.qualifiers.length > 0 && (
+            <p class="muted">Qualifiers: {report.qualifiers.join('; ')}</p>
+          )}
           {report.notes.map((n) => (
             <p key={n} class="muted">
               {n}
             </p>
           ))}
-          <p class="muted">{PASS_ESTABLISHES}</p>
-          <p class="muted">A pass does not establish: {PASS_DOES_NOT_ESTABLISH.join('; ')}.</p>
+          {report.result === 'pass' && (
+            <>
+              <p class="muted">{PASS_ESTABLISHES}</p>
+              <p class="muted">A pass does not establish: {PASS_DOES_NOT_ESTABLISH.join('; ')}.</p>
+            </>
+          )}
         </div>
       )}
     </section>

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  contrastWarnings,
   deriveTheme,
   logoBytes,
   parseAppearanceUpdate,
@@ -8,6 +7,7 @@ import {
 } from '../../../../src/core/theme/appearance.js';
 import { assetNameOf } from '../../../../src/core/theme/asset-url.js';
 import { contrastRatio, parseCssColour } from '../../../../src/core/theme/colour.js';
+import { contrastWarnings } from '../../../../src/core/theme/contrast.js';
 import { sniffMedia } from '../../../../src/core/theme/media.js';
 import { defaultTheme, fontFamily, parseThemeFile } from '../../../../src/core/theme/theme.js';
 import { dataUrl, pngBytes, SVG_TEXT, WOFF2_BYTES } from '../../../helpers/images.js';
