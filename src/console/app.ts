@@ -14,6 +14,7 @@ import { consoleOpenApi } from './openapi.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { overviewRoutes } from './routes/overview.js';
 import { policyRoutes } from './routes/policies.js';
 import { policyChangeRoutes } from './routes/policy-changes.js';
 import { recordRoutes } from './routes/records.js';
@@ -38,6 +39,7 @@ export interface ConsoleOptions {
 export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...sessionRoutes(deps),
+    ...overviewRoutes(deps),
     ...appearanceRoutes(deps),
     ...approvalRoutes(deps),
     ...recordRoutes(deps),

@@ -1,17 +1,8 @@
 import type { Actor } from '../core/actor.js';
+import type { ActivityCount } from '../core/activity.js';
 import type { ApprovalRecord, TaskSummary } from './query-ports.js';
 
-/** Journal records of one clock hour (UTC), kind, outcome and refusal code. */
-export interface ActivityCount {
-  /** `YYYY-MM-DDTHH`: the first 13 characters of the records' occurred_at */
-  hour: string;
-  kind: string;
-  /** the record's outcome; '' when it names none */
-  outcome: string;
-  /** the record's refusal code; '' when it has none */
-  code: string;
-  count: number;
-}
+export type { ActivityCount };
 
 export interface PendingApprovals {
   /** pending and unexpired approvals the viewer reads */
