@@ -849,6 +849,7 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       expect((await call(c, alice, '/api/records?since=bad')).status).toBe(400);
       const badKind = await call(c, alice, '/api/records?kind=nope');
       expect(badKind.status).toBe(400);
+      expect(badKind.body).toMatchObject({ code: 'invalid_request', field: 'kind' });
       expect(badKind.body.reason).toMatch(/^kind: /);
       expect((await call(c, alice, '/api/records?task_id=nope')).status).toBe(404);
       // the keyset: each page continues below the last sequence the previous one examined
