@@ -4,6 +4,14 @@ import type { ApprovalRecord, TaskSummary } from './query-ports.js';
 
 export type { ActivityCount };
 
+/** How far one tenant's journal runs ahead of its latest signed head. */
+export interface TenantBacklog {
+  size: number;
+  anchoredSize: number;
+  /** `linked_at` of the first entry no head covers; null when every entry is covered */
+  firstUnanchoredAt: string | null;
+}
+
 export interface PendingApprovals {
   /** pending and unexpired approvals the viewer reads */
   count: number;
@@ -27,4 +35,6 @@ export interface OverviewReads {
    * tenant's tasks, never the journal; tenant-wide, so callers check the viewer reads every task.
    */
   taskBurn(tenantId: string, limit: number): Promise<TaskSummary[]>;
+  /** the tenant's journal size against its latest head: three keyed reads */
+  anchorBacklog(tenantId: string): Promise<TenantBacklog>;
 }

@@ -107,17 +107,16 @@ export function overviewRoutes(deps: ConsoleDeps): AnyRoute[] {
         requireReader(caller);
         const now = deps.clock();
         const tenantId = caller.tenantId;
-        const [activity, pending, burn, backlog, latest, counts, destinations] = await Promise.all([
+        const [activity, pending, burn, log, latest, counts, destinations] = await Promise.all([
           deps.store.overview.activity(tenantId, firstHour(now, DAY_HOURS)),
           deps.store.overview.pendingApprovals(caller.actor, now, OLDEST_PENDING),
           deps.store.overview.taskBurn(tenantId, TOP_TASKS),
-          deps.store.anchors.backlog(),
+          deps.store.overview.anchorBacklog(tenantId),
           deps.store.anchors.latest(tenantId),
           deps.store.notify.counts(tenantId),
           deps.store.notify.destinations(tenantId),
         ]);
         const day = summarizeActivity(activity, now, { hours: DAY_HOURS, topCodes: TOP_CODES });
-        const log = backlog.find((b) => b.tenantId === tenantId);
         return {
           generated_at: now.toISOString(),
           approvals: {
@@ -154,9 +153,9 @@ export function overviewRoutes(deps: ConsoleDeps): AnyRoute[] {
                 : Number((t.reservedMicros * 10_000n) / t.budgetMicros) / 10_000,
           })),
           anchors: {
-            journal_size: log?.size ?? 0,
-            anchored_size: log?.anchoredSize ?? 0,
-            first_unanchored_at: log?.firstUnanchoredAt ?? null,
+            journal_size: log.size,
+            anchored_size: log.anchoredSize,
+            first_unanchored_at: log.firstUnanchoredAt,
             latest:
               latest === undefined
                 ? null

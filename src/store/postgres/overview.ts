@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import { readsAllApprovals } from '../../core/approval.js';
 import type { TaskSummary } from '../query-ports.js';
-import type { ActivityCount, OverviewReads, PendingApprovals } from '../overview-ports.js';
+import type { ActivityCount, OverviewReads, PendingApprovals, TenantBacklog } from '../overview-ports.js';
 import { toApprovalRecord, type ApprovalRow } from '../rows/approval.js';
 import { APPROVAL_SELECT } from './approvals.js';
 import type { PgDb } from './database.js';
@@ -52,5 +52,26 @@ export class PgOverview implements OverviewReads {
       [tenantId, limit],
     );
     return rows.map(toTaskSummary);
+  }
+
+  async anchorBacklog(tenantId: string): Promise<TenantBacklog> {
+    const [r] = await this.db.query<{
+      size: string | null;
+      anchored: string;
+      first_unanchored: string | null;
+    }>(
+      `SELECT s.size, x.anchored,
+         (SELECT j.linked_at FROM journal j WHERE j.tenant_id = $1 AND j.sequence = x.anchored + 1) AS first_unanchored
+       FROM (SELECT COALESCE(MAX(a.tree_size), 0) AS anchored FROM anchors a WHERE a.tenant_id = $1) x
+       LEFT JOIN journal_state s ON s.tenant_id = $1`,
+      [tenantId],
+    );
+    const size = Number(r?.size ?? 0);
+    const anchoredSize = Number(r?.anchored ?? 0);
+    return {
+      size,
+      anchoredSize,
+      firstUnanchoredAt: size > anchoredSize ? (r?.first_unanchored ?? null) : null,
+    };
   }
 }

@@ -714,6 +714,8 @@ const MIGRATION_SEALED_KEYS = `
  * trigger counts a merged insert of many decisions with one upsert per (hour, kind, outcome,
  * code), in the transaction of the append; rows are tenant-keyed and written only under the
  * tenant's append lock, so the counters add no lock a decision did not already wait for.
+ * The record is read as `json` (its syntax checked, nothing converted), as the other reads
+ * of it are; the two fields taken are the record's own outcome and code.
  */
 const MIGRATION_JOURNAL_ACTIVITY = `
   CREATE TABLE journal_activity (
@@ -729,7 +731,7 @@ const MIGRATION_JOURNAL_ACTIVITY = `
   BEGIN
     INSERT INTO journal_activity AS a (tenant_id, hour, kind, outcome, code, n)
     SELECT r.tenant_id, left(r.occurred_at, 13), r.kind,
-      coalesce(r.record::jsonb ->> 'outcome', ''), coalesce(r.record::jsonb ->> 'code', ''), count(*)
+      coalesce(r.record::json ->> 'outcome', ''), coalesce(r.record::json ->> 'code', ''), count(*)
     FROM svc_new_journal r GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = a.n + excluded.n;
     RETURN NULL;
@@ -738,7 +740,7 @@ const MIGRATION_JOURNAL_ACTIVITY = `
     REFERENCING NEW TABLE AS svc_new_journal FOR EACH STATEMENT EXECUTE FUNCTION svc_journal_activity();
   INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n)
   SELECT tenant_id, left(occurred_at, 13), kind,
-    coalesce(record::jsonb ->> 'outcome', ''), coalesce(record::jsonb ->> 'code', ''), count(*)
+    coalesce(record::json ->> 'outcome', ''), coalesce(record::json ->> 'code', ''), count(*)
   FROM journal GROUP BY 1, 2, 3, 4, 5;
 `;
 

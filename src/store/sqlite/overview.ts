@@ -1,7 +1,7 @@
 import type { Actor } from '../../core/actor.js';
 import { readsAllApprovals } from '../../core/approval.js';
 import type { TaskSummary } from '../query-ports.js';
-import type { ActivityCount, OverviewReads, PendingApprovals } from '../overview-ports.js';
+import type { ActivityCount, OverviewReads, PendingApprovals, TenantBacklog } from '../overview-ports.js';
 import type { ApprovalRow } from '../rows/approval.js';
 import { toApprovalRecord } from '../rows/approval.js';
 import { APPROVAL_SELECT } from './approvals.js';
@@ -45,6 +45,15 @@ export class SqliteOverview implements OverviewReads {
           `${APPROVAL_SELECT} WHERE ${OPEN} ORDER BY a.created_at, a.id LIMIT @limit`,
         )
         .safeIntegers(true),
+      size: db.prepare<[string], number>('SELECT size FROM journal_state WHERE tenant_id = ?').pluck(),
+      anchored: db
+        .prepare<[string], number | null>('SELECT MAX(tree_size) FROM anchors WHERE tenant_id = ?')
+        .pluck(),
+      linkedAt: db
+        .prepare<[string, number], string>(
+          'SELECT linked_at FROM journal WHERE tenant_id = ? AND sequence = ?',
+        )
+        .pluck(),
       burn: db
         .prepare<[string, number], TaskSummaryRow>(
           `${TASK_SUMMARY} WHERE t.tenant_id = ? AND t.status = 'active' ORDER BY ${BURN_ORDER} LIMIT ?`,
@@ -74,5 +83,16 @@ export class SqliteOverview implements OverviewReads {
 
   async taskBurn(tenantId: string, limit: number): Promise<TaskSummary[]> {
     return this.q.burn.all(tenantId, limit).map(toTaskSummary);
+  }
+
+  async anchorBacklog(tenantId: string): Promise<TenantBacklog> {
+    const size = this.q.size.get(tenantId) ?? 0;
+    const anchoredSize = this.q.anchored.get(tenantId) ?? 0;
+    return {
+      size,
+      anchoredSize,
+      firstUnanchoredAt:
+        size > anchoredSize ? (this.q.linkedAt.get(tenantId, anchoredSize + 1) ?? null) : null,
+    };
   }
 }

@@ -1,3 +1,4 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../../../src/core/actor.js';
 import { admits } from '../../../src/core/constraints.js';
@@ -167,6 +168,42 @@ export function overviewContract(h: () => StoreHarness): void {
         ['big', 0n],
       ]);
       expect((await store.overview.taskBurn('acme', 1)).map((t) => t.id)).toEqual(['half']);
+    });
+
+    it('says how far the journal runs ahead of its latest signed head', async () => {
+      const store = await h().open();
+      await provision(store);
+      expect(await store.overview.anchorBacklog('acme')).toEqual({
+        size: 0,
+        anchoredSize: 0,
+        firstUnanchoredAt: null,
+      });
+      const first = (await store.decisions.decide(
+        request('crm.paid', 'big', 'b1'),
+        bot,
+        'new',
+        rules,
+      )) as SealedDecision;
+      await store.decisions.decide(request('crm.paid', 'big', 'b2'), bot, 'new', rules);
+      const linkedAt = (await store.receipts.get(alice, first.receipt.receiptId))!.linked_at;
+      expect(await store.overview.anchorBacklog('acme')).toEqual({
+        size: 2,
+        anchoredSize: 0,
+        firstUnanchoredAt: linkedAt,
+      });
+      const keys = generateKeyPairSync('ed25519');
+      const signer = { keyId: 'k1', sign: (m: Uint8Array) => new Uint8Array(sign(null, m, keys.privateKey)) };
+      await store.anchors.signCurrent('acme', signer, new Date().toISOString());
+      expect(await store.overview.anchorBacklog('acme')).toEqual({
+        size: 2,
+        anchoredSize: 2,
+        firstUnanchoredAt: null,
+      });
+      expect(await store.overview.anchorBacklog('other')).toEqual({
+        size: 0,
+        anchoredSize: 0,
+        firstUnanchoredAt: null,
+      });
     });
 
     it('reads receipts newest first in bounded windows, keeping the read rule inside the window', async () => {
