@@ -15,6 +15,7 @@ import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { peopleRoutes } from './routes/people.js';
+import { overviewRoutes } from './routes/overview.js';
 import { policyRoutes } from './routes/policies.js';
 import { policyChangeRoutes } from './routes/policy-changes.js';
 import { recordRoutes } from './routes/records.js';
@@ -39,6 +40,7 @@ export interface ConsoleOptions {
 export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
   const routes: AnyRoute[] = [
     ...sessionRoutes(deps),
+    ...overviewRoutes(deps),
     ...appearanceRoutes(deps),
     ...approvalRoutes(deps),
     ...recordRoutes(deps),

@@ -6,6 +6,7 @@ import type { NewSigningKey, SigningKeyRecord } from '../core/signing-key.js';
 import type { AccessPorts } from './access-ports.js';
 import type { ConsoleSessionRepo, ThemeRepo } from './console-ports.js';
 import type { QueryPorts } from './query-ports.js';
+import type { OverviewReads } from './overview-ports.js';
 import type { DecisionStore } from './decision-ports.js';
 import type { EffectStore } from './effect-ports.js';
 import type { ExecutionStore, SecretRepo, SurfaceRepo } from './integration-ports.js';
@@ -112,6 +113,8 @@ export interface Store extends QueryPorts, EvidencePorts, AccessPorts {
   readonly consoleSessions: ConsoleSessionRepo;
   /** Notification destinations, the outbox and its deliveries (issue 26). */
   readonly notify: NotifyRepo;
+  /** The console overview's bounded reads (issue 30). */
+  readonly overview: OverviewReads;
   /** Throws unless the store is open and accepts writes. */
   ping(): Promise<void>;
   /**

@@ -116,9 +116,12 @@ export type { ApprovalDecisionInput };
 
 export type DecidedApproval = ApprovalDecided<ApprovalRecord>;
 
-/** Which approvals a list returns, and in which order (default: oldest first). */
+/**
+ * Which approvals a list returns, and in which order (default: oldest first). `history` is
+ * every approval no longer waiting: approved, denied, consumed or expired.
+ */
 export interface ApprovalFilter {
-  status?: ApprovalStatus;
+  status?: ApprovalStatus | 'history';
   requesterId?: string;
   capability?: string;
   order?: 'oldest' | 'newest';
@@ -153,6 +156,17 @@ export interface Receipts {
   get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined>;
   /** The receipt's entry as an export line (what a proof covers), under the same read rule as get. */
   entryOf(viewer: Actor, receiptId: string): Promise<EntryLine | undefined>;
+  /**
+   * Newest first, one bounded window: the `span` journal rows (of the task, with a task
+   * filter) below sequence `before` (the newest without it) are examined, and those the
+   * viewer reads returned. `next` is the lowest sequence examined when older rows may remain:
+   * the `before` of the next window. A task of no readable row simply returns none.
+   */
+  newest(
+    viewer: Actor,
+    window: { before?: number | undefined; span: number },
+    filter: { taskId?: string },
+  ): Promise<{ items: PublishedReceipt[]; next?: number | undefined }>;
 }
 
 export interface Discovery {

@@ -16,6 +16,7 @@ import { sdkOverhead } from './sdk.mjs';
 import { proofsBench } from './proofs.mjs';
 import { replayBench } from './replay.mjs';
 import { listsBench } from './lists.mjs';
+import { consoleOverviewBench } from './console-overview.mjs';
 import { metricsOverhead } from './metrics.mjs';
 import { notifyBench } from './notify.mjs';
 import { shadowBench } from './shadow.mjs';
@@ -47,6 +48,7 @@ const SECTIONS = [
   'evidence',
   'proofs',
   'lists',
+  'console-overview',
   'notify',
   'shadow',
   'replicas',
@@ -337,6 +339,19 @@ if (!only || only === 'lists') {
         `peak RSS svc ${l.cli_peak_rss_mib.toFixed(0)} MiB, undici ${l.undici_peak_rss_mib.toFixed(0)} MiB`,
     );
   }
+}
+if (!only || only === 'console-overview') {
+  const c = await consoleOverviewBench();
+  const line = (name, x) =>
+    `${name} median ${x.median_ms.toFixed(1)} ms, p90 ${x.p90_ms.toFixed(1)} ms, first ${x.first_ms.toFixed(1)} ms`;
+  console.log(
+    `console overview, ${c.entries} journal entries (built in ${c.build_s.toFixed(0)} s; ` +
+      `${c.last_24h.allowed + c.last_24h.refused + c.last_24h.deferred} decisions in the last 24 h, ${c.pending} pending approvals), ` +
+      `sequential requests, nothing cached: ${line('GET /api/overview', c.overview)} (target 200 ms), ` +
+      `${(c.overview.median_ms / c.session.median_ms).toFixed(1)}x GET /api/session (${c.session.median_ms.toFixed(1)} ms); ` +
+      `${line('records, first page', c.records)}; ${line(`a search matching nothing (${c.search.scanned} records examined)`, c.search)}; ` +
+      `${line('approval history', c.history)}`,
+  );
 }
 // The PostgreSQL replicas scenario is its own script (runnable alone); run it when present.
 const replicas = join(root, 'test/bench/replicas.mjs');

@@ -21,6 +21,7 @@ import { decisionInputsContract } from './cases/decision-inputs.js';
 import { decisionContract } from './cases/decisions.js';
 import { identityContract } from './cases/identity.js';
 import { notifyContract } from './cases/notify.js';
+import { overviewContract } from './cases/overview.js';
 import { policyHistoryContract } from './cases/policy-history.js';
 import { policyShadowContract } from './cases/policy-shadow.js';
 import { refusalOrderContract } from './cases/refusal-order.js';
@@ -48,5 +49,6 @@ for (const adapter of await contractAdapters()) {
     policyHistoryContract(h);
     decisionInputsContract(h);
     policyShadowContract(h);
+    overviewContract(h);
   });
 }

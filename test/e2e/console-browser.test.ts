@@ -221,7 +221,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     ).toBe(404);
   });
 
-  it('signs in with a token and lands on the approvals page', async () => {
+  it('signs in with a token and lands on the overview (an operator)', async () => {
     const index = await page.goto(consoleProc.url);
     expect(index?.headers()['content-security-policy']).toMatch(/script-src 'self';/);
     // It says where a token comes from, before anyone has one.
@@ -239,7 +239,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#token').fill(tokens.olivia);
     await shot('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const cookies = await browser.context.cookies(consoleProc.url);
     expect(cookies).toEqual([
       expect.objectContaining({
@@ -249,6 +249,8 @@ describe('operator console in chromium (built binary, TLS)', () => {
         sameSite: 'Strict',
       }),
     ]);
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
   });
 
   it('shows a new approval without a reload, approves it with a confirmation, and the agent’s resume succeeds', async () => {
@@ -431,13 +433,14 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('table tbody tr').first().waitFor();
     await shot('records');
     await accessible();
-    await page.getByPlaceholder('capability').fill('crm.read');
-    await page.locator('.filters select').selectOption('refused');
+    // the reworked page (issue 30): labelled filters, and the detail in words
+    await page.locator('#records-capability').fill('crm.read');
+    await page.locator('#records-outcome').selectOption('refused');
     await page.getByRole('button', { name: 'Filter' }).click();
     await until("document.querySelectorAll('table tbody tr').length === 1");
-    await page.locator('table tbody tr').first().click();
-    await page.getByRole('heading', { name: /^Receipt / }).waitFor();
-    expect(await page.locator('.facts').innerText()).toMatch(/record_hash/);
+    await page.locator('table tbody tr td.num button').first().click();
+    await page.getByRole('heading', { name: /^Decision #\d+: refused/ }).waitFor();
+    expect(await page.locator('.facts').innerText()).toMatch(/Record hash/);
     await shot('record-detail');
     await page.getByRole('button', { name: 'Close' }).click();
 

@@ -854,26 +854,167 @@ describe('operator console routes (app.inject, real SQLite)', () => {
       await daemonPost('/v1/action', pay(), tokens.bot);
     });
 
-    it('filters receipts by task, capability, outcome and time, and shows one in detail', async () => {
+    it('lists receipts newest first with a kind, filters and searches them, and shows one in detail', async () => {
       const all = (await call(c, alice, '/api/records')).body.items;
       expect(all.length).toBeGreaterThanOrEqual(3);
+      const sequences = all.map((r: { sequence: number }) => r.sequence);
+      expect(sequences).toEqual([...sequences].sort((a, b) => b - a));
+      expect(all[0]).toMatchObject({ kind: 'decision', capability: 'payments.send', outcome: 'deferred' });
       const crm = (await call(c, alice, '/api/records?capability=crm.read')).body.items;
       expect(crm.map((r: { capability: string }) => r.capability)).toEqual(['crm.read', 'crm.read']);
       const refused = (await call(c, alice, '/api/records?outcome=refused')).body.items;
       expect(refused).toHaveLength(1);
       expect(refused[0]).toMatchObject({ capability: 'crm.read', allowed: false, code: 'budget_exceeded' });
+      expect((await call(c, alice, '/api/records?code=budget_exceeded')).body.items).toEqual(refused);
+      expect((await call(c, alice, '/api/records?kind=decision&actor_id=bot')).body.items).toHaveLength(
+        all.length,
+      );
+      expect((await call(c, alice, '/api/records?kind=approval')).body.items).toEqual([]);
+      expect((await call(c, alice, '/api/records?actor_id=alice')).body.items).toEqual([]);
       expect((await call(c, alice, '/api/records?task_id=t1')).body.items.length).toBe(all.length);
       expect((await call(c, alice, '/api/records?until=2000-01-01T00:00:00Z')).body.items).toEqual([]);
       expect((await call(c, alice, '/api/records?since=bad')).status).toBe(400);
+      const badKind = await call(c, alice, '/api/records?kind=nope');
+      expect(badKind.status).toBe(400);
+      expect(badKind.body).toMatchObject({ code: 'invalid_request', field: 'kind' });
+      expect(badKind.body.reason).toMatch(/^kind: /);
       expect((await call(c, alice, '/api/records?task_id=nope')).status).toBe(404);
+      // the keyset: each page continues below the last sequence the previous one examined
       const page = (await call(c, alice, '/api/records?limit=1')).body;
       expect(page.items).toHaveLength(1);
+      expect(page.next_cursor).toBe(String(page.items[0].sequence));
       const next = (await call(c, alice, `/api/records?limit=1&cursor=${page.next_cursor}`)).body;
-      expect(next.items[0].sequence).toBeGreaterThan(page.items[0].sequence);
+      expect(next.items[0].sequence).toBeLessThan(page.items[0].sequence);
+      expect((await call(c, alice, `/api/records?limit=200`)).body.next_cursor).toBeNull();
+      expect((await call(c, alice, '/api/records?cursor=-1')).status).toBe(400);
       const one = await call(c, alice, `/api/records/${all[0].receipt_id}`);
       expect(one.status).toBe(200);
       expect(one.body.record_hash).toMatch(/^[0-9a-f]{64}$/);
       expect((await call(c, alice, '/api/records/rcp_nope')).status).toBe(404);
+      // the proof route answers as the daemon's ?proof=true does: null until an anchor covers it
+      const proof = await call(c, alice, `/api/records/${all[0].receipt_id}/proof`);
+      expect(proof.status).toBe(200);
+      expect(proof.body).toEqual({ ...one.body, proof: null });
+      expect((await call(c, alice, '/api/records/rcp_nope/proof')).status).toBe(404);
+    });
+
+    it('searches the published intent, actor, capability and ids, case-insensitively, never a private field', async () => {
+      const r = await daemonPost(
+        '/v1/action',
+        pay({
+          capability: 'crm.read',
+          action: 'read',
+          effect_key_step: 'find-me',
+          amount_usd: 1,
+          intent: 'Look up the Customer of order 1045',
+          correlation_id: 'corr-private-7781',
+        }),
+        tokens.bot,
+      );
+      expect(r.statusCode).toBe(200);
+      const receiptId = r.json().receipt.receipt_id as string;
+      const found = async (q: string) =>
+        (
+          (await call(c, alice, `/api/records?q=${encodeURIComponent(q)}`)).body.items as {
+            receipt_id: string;
+          }[]
+        ).map((x) => x.receipt_id);
+      expect(await found('customer OF order')).toEqual([receiptId]);
+      expect(await found('FIND-ME')).toEqual([receiptId]);
+      expect(await found(receiptId.slice(4, 20))).toEqual([receiptId]);
+      expect(await found(r.json().intent_id as string)).toContain(receiptId);
+      expect((await found('crm.read')).length).toBe(3);
+      expect(await found('corr-private-7781')).toEqual([]);
+      expect((await call(c, alice, `/api/records?q=${'x'.repeat(201)}`)).status).toBe(400);
+    });
+
+    it('keeps each reader to the receipts it may read: an approver with no task reads none of the agent’s', async () => {
+      expect((await call(c, bob, '/api/records')).body.items).toEqual([]);
+      expect((await call(c, bob, '/api/records?q=crm')).body.items).toEqual([]);
+      expect((await call(c, alice, '/api/records?q=crm')).body.items).toHaveLength(2);
+    });
+
+    it('sums the overview from bounded reads, for operators, administrators and auditors only', async () => {
+      const o = await call(c, alice, '/api/overview');
+      expect(o.status).toBe(200);
+      const at = new Date(f.now.value);
+      expect(o.body.generated_at).toBe(at.toISOString());
+      expect(o.body.decisions.hours).toHaveLength(24);
+      expect(o.body.decisions.hours.at(-1)).toEqual({
+        hour: `${at.toISOString().slice(0, 13)}:00:00Z`,
+        allowed: 1,
+        refused: 1,
+        deferred: 1,
+      });
+      expect(o.body.decisions.last_24h).toEqual({ allowed: 1, refused: 1, deferred: 1 });
+      expect(o.body.decisions.this_hour).toEqual({ allowed: 1, refused: 1, deferred: 1 });
+      expect(o.body.decisions.refusal_codes).toEqual([{ code: 'budget_exceeded', count: 1 }]);
+      expect(o.body.decisions.records_by_kind).toEqual([{ kind: 'decision', count: 3 }]);
+      expect(o.body.approvals).toMatchObject({
+        pending: 1,
+        oldest: [{ capability: 'payments.send', requester_id: 'bot', amount_usd: 25, age_seconds: 0 }],
+      });
+      expect(o.body.spend).toEqual([
+        { task_id: 't1', budget_usd: 100, reserved_usd: 2, remaining_usd: 98, burn: 0.02 },
+      ]);
+      expect(o.body.anchors).toEqual({
+        journal_size: 3,
+        anchored_size: 0,
+        first_unanchored_at: at.toISOString(),
+        latest: null,
+      });
+      expect(o.body.notifications).toEqual({ pending: 0, dead: 0, disabled: 0, failing_destinations: [] });
+      // the journal's whole-tenant readers only: an approver lands on approvals instead
+      expect((await call(c, bob, '/api/overview')).status).toBe(403);
+      const opal = await c.signIn(tokens.opal);
+      expect((await call(c, opal, '/api/overview')).status).toBe(200);
+      // an hour on, the approval has aged and this hour is empty; the day still holds all three
+      f.now.value = new Date(at.getTime() + 3_600_000);
+      alice = await c.signIn(tokens.alice); // a session lives less long than that
+      const later = (await call(c, alice, '/api/overview')).body;
+      expect(later.approvals.oldest[0].age_seconds).toBe(3600);
+      expect(later.decisions.this_hour).toEqual({ allowed: 0, refused: 0, deferred: 0 });
+      expect(later.decisions.last_24h).toEqual({ allowed: 1, refused: 1, deferred: 1 });
+    });
+
+    it('lists decided and expired approvals as history: who decided, when and through which channel', async () => {
+      const pending = (await call(c, bob, '/api/approvals')).body.items;
+      expect(pending).toHaveLength(1);
+      expect((await call(c, bob, '/api/approvals?status=history')).body.items).toEqual([]);
+      const id = pending[0].approval_id as string;
+      const decided = await call(c, bob, `/api/approvals/${id}/decision`, {
+        method: 'POST',
+        body: { decision: 'deny', note: 'not this one' },
+      });
+      expect(decided.status).toBe(200);
+      const history = (await call(c, bob, '/api/approvals?status=history')).body;
+      expect(history.items).toEqual([
+        expect.objectContaining({
+          approval_id: id,
+          status: 'denied',
+          decided_by: 'bob',
+          decided_at: f.now.value.toISOString(),
+          channel: 'console',
+          note: 'not this one',
+        }),
+      ]);
+      expect(history.next_cursor).toBeNull();
+      // one that nobody decided joins the history when it expires
+      const second = (await daemonPost('/v1/action', pay({ effect_key_step: 'pay-2' }), tokens.bot)).json();
+      f.now.value = new Date(f.now.value.getTime() + 2 * 86_400_000);
+      bob = await c.signIn(tokens.bob); // a session lives less long than that
+      const later = (await call(c, bob, '/api/approvals?status=history&limit=1')).body;
+      expect(later.items).toEqual([
+        expect.objectContaining({
+          approval_id: second.approval.approval_id,
+          status: 'expired',
+          decided_by: null,
+        }),
+      ]);
+      const older = (await call(c, bob, `/api/approvals?status=history&limit=1&cursor=${later.next_cursor}`))
+        .body;
+      expect(older.items.map((a: { approval_id: string }) => a.approval_id)).toEqual([id]);
+      expect((await call(c, bob, '/api/approvals?status=nope')).status).toBe(400);
     });
 
     it('shows per-task budget, reserved and remaining', async () => {

@@ -14,7 +14,10 @@ import { Surfaces } from '../../integration/surfaces.js';
 import type { ConsoleDeps } from '../deps.js';
 
 const ApprovalsQuery = PageQuery.extend({
-  status: ApprovalStatus.default('pending'),
+  status: z
+    .enum([...ApprovalStatus.options, 'history'])
+    .default('pending')
+    .describe('history: every approval no longer pending (approved, denied, consumed, expired)'),
   requester: z.string().min(1).max(200).optional().describe('only approvals this actor asked for'),
   capability: z.string().min(1).max(200).optional().describe('only approvals of this capability'),
 });
@@ -38,7 +41,7 @@ export function approvalRoutes(deps: ConsoleDeps): AnyRoute[] {
       method: 'GET',
       url: '/api/approvals',
       summary:
-        'approvals the signed-in human may read, newest first, paged (default: pending); filter by requester or capability',
+        'approvals the signed-in human may read, newest first, paged (default: pending; history: decided and expired, with who decided, when and through which channel); filter by requester or capability',
       tag: 'Console approvals',
       auth: 'token',
       query: ApprovalsQuery,

@@ -7,6 +7,7 @@ import { PeoplePage } from './pages/people.js';
 import { AppearancePage } from './pages/appearance.js';
 import { ApprovalsPage } from './pages/approvals.js';
 import { NotificationsPage } from './pages/notifications.js';
+import { OverviewPage } from './pages/overview.js';
 import { PoliciesPage } from './pages/policies.js';
 import { RecordsPage } from './pages/records.js';
 import { SpendPage } from './pages/spend.js';
@@ -15,6 +16,7 @@ import { rememberedLook, rememberLook } from './remembered-theme.js';
 import { applyTheme, loadTheme } from './theme.js';
 
 const PAGES = [
+  ['overview', 'Overview'],
   ['approvals', 'Approvals'],
   ['records', 'Records'],
   ['spend', 'Spend'],
@@ -34,13 +36,22 @@ interface Route {
   approvalId?: string;
 }
 
+/**
+ * The landing page: the overview reads the whole tenant's journal summary, so those who read
+ * every receipt (operators, administrators, auditors) land there; an approver on approvals.
+ */
+const landing = (s: Session): PageId =>
+  s.roles.some((r) => r === 'operator' || r === 'administrator' || r === 'auditor')
+    ? 'overview'
+    : 'approvals';
+
 /** Hash routing: `#/page`, or `#/approvals/<approval id>` from a link. */
-function currentRoute(): Route {
+function currentRoute(fallback: PageId): Route {
   const [id, arg] = location.hash
     .replace(/^#\/?/, '')
     .replace(/^agents\b/, 'people')
     .split('/', 2);
-  const page = (PAGES.find(([p]) => p === id)?.[0] ?? 'approvals') as PageId;
+  const page = (PAGES.find(([p]) => p === id)?.[0] ?? fallback) as PageId;
   if (page === 'approvals' && arg) {
     try {
       return { page, approvalId: decodeURIComponent(arg) };
@@ -138,10 +149,10 @@ function Shell({
   onThemeChange: (t: Theme) => void;
   onSignOut: () => void;
 }) {
-  const [route, setRoute] = useState<Route>(currentRoute());
+  const [route, setRoute] = useState<Route>(currentRoute(landing(session)));
   const page = route.page;
   useEffect(() => {
-    const on = () => setRoute(currentRoute());
+    const on = () => setRoute(currentRoute(landing(session)));
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
@@ -197,6 +208,7 @@ function Shell({
         ))}
       </nav>
       <main class="content" id="main" tabIndex={-1} ref={mainRef} aria-label={label}>
+        {page === 'overview' && <OverviewPage />}
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
         {page === 'spend' && <SpendPage />}

@@ -6,7 +6,7 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { decodeCursor, PageQuery, pageOf, wirePage } from '../../api/page.js';
 import { ReceiptView } from '../../api/receipt.js';
 import { ReceiptWithProof } from '../../api/receipt-proof.js';
-import { receiptProof } from '../receipt-proof.js';
+import { receiptProof } from '../../api/receipt-proof-read.js';
 import { IdParams } from './tasks.js';
 
 const TaskId = z.string().min(1).max(200);

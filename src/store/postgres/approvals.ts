@@ -33,7 +33,7 @@ import type { ApprovalReminderOps } from '../../core/notify/approval-reminder.js
 import { MARK_EXPIRY, MARK_REMINDER, numbered, REMINDED_OF, REMINDER_PAIRS } from '../notify-sql.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
-const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+export const APPROVAL_SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
     a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT CASE WHEN json_typeof(j.record::json -> 'intent') = 'string' THEN j.record::json ->> 'intent' END
        FROM intents i JOIN journal j ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id
@@ -43,7 +43,10 @@ const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.st
   FROM approvals a LEFT JOIN capabilities c ON c.tenant_id = a.tenant_id AND c.name = a.capability`;
 
 async function one(tx: Pick<PgTx, 'query'>, tenantId: string, id: string): Promise<ApprovalRow | undefined> {
-  const [row] = await tx.query<ApprovalRow>(`${SELECT} WHERE a.tenant_id = $1 AND a.id = $2`, [tenantId, id]);
+  const [row] = await tx.query<ApprovalRow>(`${APPROVAL_SELECT} WHERE a.tenant_id = $1 AND a.id = $2`, [
+    tenantId,
+    id,
+  ]);
   return row;
 }
 
@@ -54,7 +57,7 @@ export function approvalExpiryOpsIn(tx: PgTx): Async<ApprovalExpiryOps> {
     unannouncedExpired: async (now, limit) =>
       (
         await tx.query<ApprovalRow>(
-          `${SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= $1
+          `${APPROVAL_SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= $1
            ORDER BY a.expires_at, a.tenant_id, a.id LIMIT $2 FOR UPDATE OF a SKIP LOCKED`,
           [now, limit],
         )
@@ -76,7 +79,7 @@ export function approvalReminderOpsIn(tx: PgTx): Async<ApprovalReminderOps> {
       (
         await tx.query<ReminderRow>(
           numbered(
-            `${SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
+            `${APPROVAL_SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
              ${REMINDER_PAIRS}
                AND extract(epoch FROM (?::timestamptz - a.created_at::timestamptz)) >= d.remind_after_seconds
              ORDER BY a.created_at, a.tenant_id, a.id, d.id LIMIT ? FOR UPDATE OF a SKIP LOCKED`,
@@ -116,13 +119,14 @@ export class PgApprovals implements Approvals {
     // `effectiveStatus` (`expired` is not stored: pending and approved rows past their expiry
     // answer as expired), which `toApprovalRecord` applies to every row read.
     const rows = await this.db.query<ApprovalRow>(
-      `${SELECT} WHERE a.tenant_id = $1
+      `${APPROVAL_SELECT} WHERE a.tenant_id = $1
          AND ($2 OR a.requester_id = $3 OR EXISTS (SELECT 1 FROM json_array_elements_text(c.approvers::json) n
            WHERE n = $3))
          AND ($4::text IS NULL
            OR ($4 = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= $5)
            OR ($4 IN ('pending', 'approved') AND a.status = $4 AND a.expires_at > $5)
-           OR ($4 IN ('denied', 'consumed') AND a.status = $4))
+           OR ($4 IN ('denied', 'consumed') AND a.status = $4)
+           OR ($4 = 'history' AND NOT (a.status = 'pending' AND a.expires_at > $5)))
          AND ($6::text IS NULL OR (a.created_at, a.id) ${after} ($6, $7::text))
          AND ($9::text IS NULL OR a.requester_id = $9)
          AND ($10::text IS NULL OR a.capability = $10)

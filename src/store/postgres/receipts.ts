@@ -7,6 +7,7 @@ import type { EntryLine } from '../../evidence/export-line.js';
 import type { Keyset, KeysetPage, Receipts } from '../query-ports.js';
 import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
 import { keysetPage } from '../rows/keyset.js';
+import { newestWindow } from '../rows/receipt-window.js';
 import type { PgDb } from './database.js';
 
 /** A journal row with every column both a receipt and an entry line are made of. */
@@ -65,6 +66,28 @@ export class PgReceipts implements Receipts {
   async get(viewer: Actor, receiptId: string): Promise<PublishedReceipt | undefined> {
     const row = await this.one(viewer, receiptId);
     return row && publish(row);
+  }
+
+  async newest(
+    viewer: Actor,
+    window: { before?: number | undefined; span: number },
+    filter: { taskId?: string },
+  ): Promise<{ items: PublishedReceipt[]; next?: number | undefined }> {
+    // The window is taken before the read rule, as in SQLite: it bounds the rows examined.
+    const params = [
+      viewer.tenantId,
+      readsWholeTenant(viewer),
+      viewer.id,
+      window.before ?? Number.MAX_SAFE_INTEGER,
+      window.span,
+    ];
+    const rows = await this.db.query<JournalSelectRow & { readable: boolean }>(
+      `SELECT ${COLUMNS}, ${READABLE} AS readable FROM journal j
+       WHERE j.tenant_id = $1 AND j.sequence < $4 ${filter.taskId === undefined ? '' : 'AND j.task_id = $6'}
+       ORDER BY j.sequence DESC LIMIT $5`,
+      filter.taskId === undefined ? params : [...params, filter.taskId],
+    );
+    return newestWindow(rows, window.span);
   }
 
   async entryOf(viewer: Actor, receiptId: string): Promise<EntryLine | undefined> {

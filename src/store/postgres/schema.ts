@@ -710,6 +710,41 @@ const MIGRATION_SEALED_KEYS = `
 `;
 
 /**
+ * Journal activity (issue 30): as SQLite's migration of the same name. A statement-level
+ * trigger counts a merged insert of many decisions with one upsert per (hour, kind, outcome,
+ * code), in the transaction of the append; rows are tenant-keyed and written only under the
+ * tenant's append lock, so the counters add no lock a decision did not already wait for.
+ * The record is read as `json` (its syntax checked, nothing converted), as the other reads
+ * of it are; the two fields taken are the record's own outcome and code.
+ */
+const MIGRATION_JOURNAL_ACTIVITY = `
+  CREATE TABLE journal_activity (
+    tenant_id TEXT NOT NULL,
+    hour TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    code TEXT NOT NULL,
+    n BIGINT NOT NULL CHECK (n >= 1),
+    PRIMARY KEY (tenant_id, hour, kind, outcome, code)
+  );
+  CREATE FUNCTION svc_journal_activity() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  BEGIN
+    INSERT INTO journal_activity AS a (tenant_id, hour, kind, outcome, code, n)
+    SELECT r.tenant_id, left(r.occurred_at, 13), r.kind,
+      coalesce(r.record::json ->> 'outcome', ''), coalesce(r.record::json ->> 'code', ''), count(*)
+    FROM svc_new_journal r GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = a.n + excluded.n;
+    RETURN NULL;
+  END $fn$;
+  CREATE TRIGGER journal_activity_count AFTER INSERT ON journal
+    REFERENCING NEW TABLE AS svc_new_journal FOR EACH STATEMENT EXECUTE FUNCTION svc_journal_activity();
+  INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n)
+  SELECT tenant_id, left(occurred_at, 13), kind,
+    coalesce(record::json ->> 'outcome', ''), coalesce(record::json ->> 'code', ''), count(*)
+  FROM journal GROUP BY 1, 2, 3, 4, 5;
+`;
+
+/**
  * Tables PostgreSQL has and SQLite has not, on purpose (the schema parity test leaves them
  * out): the replicas a database has seen (a SQLite data dir has one daemon), and keys sealed
  * in the database for replicas without a shared disk (SQLite keeps its keys as files).
@@ -729,4 +764,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_SHADOW),
   collateC(MIGRATION_REPLICAS),
   collateC(MIGRATION_SEALED_KEYS),
+  collateC(MIGRATION_JOURNAL_ACTIVITY),
 ];

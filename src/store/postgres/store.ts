@@ -39,6 +39,7 @@ import { PgTaskReads } from './task-reads.js';
 import { PgTasks } from './tasks.js';
 import { PgThemes } from './themes.js';
 import { PgNotify } from './notify.js';
+import { PgOverview } from './overview.js';
 import type { NotifyRepo } from '../notify-ports.js';
 import { RevocationFeed } from './revocation-feed.js';
 import { PgTokens } from './tokens.js';
@@ -74,6 +75,7 @@ export class PgStore implements Store {
   readonly sealedKeys: PgSealedKeys;
   readonly themes: ThemeRepo;
   readonly notify: NotifyRepo;
+  readonly overview: PgOverview;
   readonly consoleSessions: ConsoleSessionRepo;
   readonly taskReads: QueryPorts['taskReads'];
   readonly constraints: QueryPorts['constraints'];
@@ -111,6 +113,7 @@ export class PgStore implements Store {
     this.sealedKeys = new PgSealedKeys(db);
     this.themes = new PgThemes(db);
     this.notify = new PgNotify(db);
+    this.overview = new PgOverview(db);
     this.consoleSessions = new PgConsoleSessions(db);
     this.taskReads = new PgTaskReads(db);
     this.constraints = new PgConstraints(db);

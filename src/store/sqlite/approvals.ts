@@ -33,7 +33,7 @@ import { keysetPage } from '../rows/keyset.js';
 import { writeTransaction } from './write-lock.js';
 
 // The intent text lives in the journal record the decision sealed; a redacted record shows none.
-const SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
+export const APPROVAL_SELECT = `SELECT a.tenant_id, a.id, a.status, a.intent_id, a.task_id, a.step, a.capability, a.action, a.requester_id,
     a.amount_micros, a.request_digest, a.amount_source, a.request, a.decided_by, a.decided_at, a.channel, a.note, a.expires_at, a.created_at,
     (SELECT json_extract(j.record, '$.intent') FROM intents i JOIN journal j
        ON j.tenant_id = i.tenant_id AND j.receipt_id = i.receipt_id AND j.tombstone IS NULL
@@ -58,19 +58,21 @@ interface PageParams {
  * A page of the approvals `viewer` reads, in SQL for paging: the translation of two rules of
  * core/approval.ts. Who reads which approval is `readsApproval` (`@all` is `readsAllApprovals`);
  * the status filter is `effectiveStatus` (`expired` is not stored: pending and approved rows
- * past their expiry answer as expired), which `toApprovalRecord` applies to every row read.
+ * past their expiry answer as expired), which `toApprovalRecord` applies to every row read;
+ * `history` is every row that is not pending-and-unexpired.
  */
 function approvalPage(db: Db, order: 'oldest' | 'newest') {
   const [after, dir] = order === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
   return db
     .prepare<[PageParams], ApprovalRow>(
-      `${SELECT} WHERE a.tenant_id = @tenant
+      `${APPROVAL_SELECT} WHERE a.tenant_id = @tenant
          AND (@all = 1 OR a.requester_id = @viewer OR EXISTS (SELECT 1 FROM json_each(c.approvers) n
            WHERE n.value = @viewer))
          AND (@status IS NULL
            OR (@status = 'expired' AND a.status IN ('pending', 'approved') AND a.expires_at <= @now)
            OR (@status IN ('pending', 'approved') AND a.status = @status AND a.expires_at > @now)
-           OR (@status IN ('denied', 'consumed') AND a.status = @status))
+           OR (@status IN ('denied', 'consumed') AND a.status = @status)
+           OR (@status = 'history' AND NOT (a.status = 'pending' AND a.expires_at > @now)))
          AND (@requester IS NULL OR a.requester_id = @requester)
          AND (@capability IS NULL OR a.capability = @capability)
          AND (@after_created IS NULL OR (a.created_at, a.id) ${after} (@after_created, @after_id))
@@ -87,7 +89,7 @@ export function approvalExpiryOps(db: Db): ApprovalExpiryOps {
       (
         prep(
           db,
-          `${SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= ?
+          `${APPROVAL_SELECT} WHERE a.status = 'pending' AND a.expiry_announced = 0 AND a.expires_at <= ?
            ORDER BY a.expires_at, a.tenant_id, a.id LIMIT ?`,
         )
           .safeIntegers(true)
@@ -106,7 +108,7 @@ export function approvalReminderOps(db: Db): ApprovalReminderOps {
       (
         prep(
           db,
-          `${SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
+          `${APPROVAL_SELECT.replace('SELECT ', 'SELECT d.id AS reminder_destination, d.escalate_to AS reminder_escalate_to, ')}
            ${REMINDER_PAIRS} AND (julianday(?) - julianday(a.created_at)) * 86400.0 >= d.remind_after_seconds
            ORDER BY a.created_at, a.tenant_id, a.id, d.id LIMIT ?`,
         )
@@ -130,7 +132,7 @@ export class SqliteApprovals implements Approvals {
     this.journal = new JournalWriter(db);
     this.q = {
       one: db
-        .prepare<[string, string], ApprovalRow>(`${SELECT} WHERE a.tenant_id = ? AND a.id = ?`)
+        .prepare<[string, string], ApprovalRow>(`${APPROVAL_SELECT} WHERE a.tenant_id = ? AND a.id = ?`)
         .safeIntegers(true),
       page: { oldest: approvalPage(db, 'oldest'), newest: approvalPage(db, 'newest') },
       actor: db.prepare<[string, string], ActorRow>('SELECT * FROM actors WHERE tenant_id = ? AND id = ?'),

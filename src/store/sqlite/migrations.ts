@@ -719,4 +719,34 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant_id, candidate_id, seq)
   ) STRICT;
   `,
+  // journal activity (issue 30): records per tenant, clock hour (UTC), kind, outcome and
+  // refusal code, counted by a trigger in the transaction of every journal append, so the
+  // console's overview reads a few hundred rows rather than scanning the journal. Counts are an
+  // operational summary, never evidence: the journal stays the record. Existing journals are
+  // counted once here.
+  `
+  CREATE TABLE journal_activity (
+    tenant_id TEXT NOT NULL,
+    hour TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    code TEXT NOT NULL,
+    n INTEGER NOT NULL CHECK (n >= 1),
+    PRIMARY KEY (tenant_id, hour, kind, outcome, code)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TRIGGER journal_activity_count AFTER INSERT ON journal BEGIN
+    INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n)
+    VALUES (NEW.tenant_id, substr(NEW.occurred_at, 1, 13), NEW.kind,
+      CASE WHEN json_valid(NEW.record) THEN coalesce(CAST(json_extract(NEW.record, '$.outcome') AS TEXT), '') ELSE '' END,
+      CASE WHEN json_valid(NEW.record) THEN coalesce(CAST(json_extract(NEW.record, '$.code') AS TEXT), '') ELSE '' END,
+      1)
+    ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + 1;
+  END;
+  INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n)
+  SELECT tenant_id, substr(occurred_at, 1, 13), kind,
+    CASE WHEN json_valid(record) THEN coalesce(CAST(json_extract(record, '$.outcome') AS TEXT), '') ELSE '' END,
+    CASE WHEN json_valid(record) THEN coalesce(CAST(json_extract(record, '$.code') AS TEXT), '') ELSE '' END,
+    count(*)
+  FROM journal GROUP BY 1, 2, 3, 4, 5;
+  `,
 ];

@@ -9,6 +9,7 @@ import type { Db } from './database.js';
 import { entryLineOf, publish, type EntryRow, type ReceiptRow } from '../rows/journal-entry.js';
 import { ENTRY_LINE_COLUMNS } from './journal-export.js';
 import { keysetPage } from '../rows/keyset.js';
+import { newestWindow } from '../rows/receipt-window.js';
 
 interface PageParams {
   tenant: string;
@@ -39,6 +40,26 @@ export const RECEIPTS_BY_TASK_SQL = `SELECT ${COLUMNS} FROM journal j
   WHERE j.tenant_id = @tenant AND j.task_id = @task AND j.sequence > @after AND ${READABLE}
   ORDER BY j.sequence LIMIT @limit`;
 
+interface WindowParams {
+  tenant: string;
+  all: number;
+  viewer: string;
+  before: number;
+  span: number;
+}
+
+// The window is taken before the read rule, so it bounds the rows examined for every viewer;
+// `readable` says which of them the viewer may see. Newest first along the primary key (or
+// journal_by_task), so a window costs `span` index steps whatever the journal's size.
+const NEWEST_SQL = `SELECT ${COLUMNS}, ${READABLE} AS readable FROM journal j
+  WHERE j.tenant_id = @tenant AND j.sequence < @before
+  ORDER BY j.sequence DESC LIMIT @span`;
+const NEWEST_BY_TASK_SQL = `SELECT ${COLUMNS}, ${READABLE} AS readable FROM journal j
+  WHERE j.tenant_id = @tenant AND j.task_id = @task AND j.sequence < @before
+  ORDER BY j.sequence DESC LIMIT @span`;
+
+type WindowRow = ReceiptRow & { readable: bigint };
+
 export class SqliteReceipts implements Receipts {
   private readonly q;
   /** the reads core/receipt-list.ts asks for */
@@ -59,6 +80,10 @@ export class SqliteReceipts implements Receipts {
         .prepare<[Omit<PageParams, 'task' | 'after' | 'limit'> & { receipt: string }], EntryRow>(
           `SELECT ${ENTRY_LINE_COLUMNS} FROM journal j WHERE j.tenant_id = @tenant AND j.receipt_id = @receipt AND ${READABLE}`,
         )
+        .safeIntegers(true),
+      newest: db.prepare<[WindowParams], WindowRow>(NEWEST_SQL).safeIntegers(true),
+      newestByTask: db
+        .prepare<[WindowParams & { task: string }], WindowRow>(NEWEST_BY_TASK_SQL)
         .safeIntegers(true),
       task: db
         .prepare<[string, string], number>(
@@ -99,6 +124,25 @@ export class SqliteReceipts implements Receipts {
       receipt: receiptId,
     });
     return row && publish(row);
+  }
+
+  async newest(
+    viewer: Actor,
+    window: { before?: number | undefined; span: number },
+    filter: { taskId?: string },
+  ): Promise<{ items: PublishedReceipt[]; next?: number | undefined }> {
+    const params: WindowParams = {
+      tenant: viewer.tenantId,
+      all: readsWholeTenant(viewer) ? 1 : 0,
+      viewer: viewer.id,
+      before: window.before ?? Number.MAX_SAFE_INTEGER,
+      span: window.span,
+    };
+    const rows =
+      filter.taskId === undefined
+        ? this.q.newest.all(params)
+        : this.q.newestByTask.all({ ...params, task: filter.taskId });
+    return newestWindow(rows, window.span);
   }
 
   async entryOf(viewer: Actor, receiptId: string): Promise<EntryLine | undefined> {

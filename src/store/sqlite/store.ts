@@ -31,6 +31,7 @@ import { SqliteSurfaces } from './surfaces.js';
 import { SqliteTaskReads } from './task-reads.js';
 import { SqliteThemes } from './themes.js';
 import { SqliteNotify } from './notify.js';
+import { SqliteOverview } from './overview.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokens } from './tokens.js';
 import { WalSync } from './wal-sync.js';
@@ -68,6 +69,7 @@ export class SqliteStore implements Store {
   readonly proofs: SqliteMerkleProofs;
   readonly themes: SqliteThemes;
   readonly notify: SqliteNotify;
+  readonly overview: SqliteOverview;
   readonly consoleSessions: SqliteConsoleSessions;
 
   private readonly commits: CommitQueue;
@@ -122,6 +124,7 @@ export class SqliteStore implements Store {
     this.proofs = new SqliteMerkleProofs(db);
     this.themes = new SqliteThemes(db);
     this.notify = new SqliteNotify(db, commits);
+    this.overview = new SqliteOverview(db);
     this.consoleSessions = new SqliteConsoleSessions(db);
   }
 

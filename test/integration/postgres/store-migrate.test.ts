@@ -170,6 +170,18 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
       .prepare("SELECT hash FROM merkle_nodes WHERE tenant_id = 'acme' ORDER BY level, idx LIMIT 1")
       .get() as { hash: Buffer };
     expect(node?.hash.equals(sqliteNode.hash)).toBe(true);
+    // The overview's activity counts are the source's, counted once: redacted entries too
+    // (their records were blanked after they were counted); the trigger counts again after.
+    const activity =
+      'SELECT tenant_id, hour, kind, outcome, code, n FROM journal_activity ORDER BY 1, 2, 3, 4, 5';
+    const onPg = await pg.query<Record<string, string>>(activity);
+    const onSqliteRows = real.f.store.db.prepare(activity).all() as Record<string, string | number>[];
+    expect(onSqliteRows.length).toBeGreaterThan(0);
+    expect(onPg.map((r) => ({ ...r, n: Number(r.n) }))).toEqual(onSqliteRows);
+    const [trigger] = await pg.query<{ tgenabled: string }>(
+      "SELECT tgenabled FROM pg_trigger WHERE tgname = 'journal_activity_count'",
+    );
+    expect(trigger?.tgenabled).toBe('O');
   });
 
   it('refuses a second run into the now non-empty database, naming what it found', async () => {

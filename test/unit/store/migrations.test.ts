@@ -143,4 +143,48 @@ describe('SQLite migrations', () => {
     ]);
     db.close();
   });
+
+  it('journal_activity counts the journal a data dir already holds, and every append after', () => {
+    const t = tmpDir();
+    cleanup = t.cleanup;
+    const file = join(t.path, 'svc.db');
+    // a data dir as the previous version left it: everything but the last migration
+    const raw = openDatabase(file);
+    raw.exec('DROP TRIGGER journal_activity_count; DROP TABLE journal_activity');
+    raw.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    raw.prepare("INSERT INTO tenants (id, created_at) VALUES ('acme', 'x')").run();
+    const journal = raw.prepare(
+      `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
+         capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
+       VALUES ('acme', ?, 'decision', ?, NULL, ?, 'h', 'i', 'bot', 'crm.read', 0, 0, '', 0, ?, ?, NULL, 'l', 'c')`,
+    );
+    const at = (h: string) => `2026-01-01T${h}:15:00.000Z`;
+    journal.run(1, 'rcp_1', '{"outcome":"refused","code":"not_permitted"}', at('09'), at('09'));
+    journal.run(2, 'rcp_2', '{"outcome":"refused","code":"not_permitted"}', at('09'), at('09'));
+    journal.run(3, 'rcp_3', '{"outcome":"allowed","code":null}', at('10'), at('10'));
+    raw.close();
+
+    const db = openDatabase(file);
+    const activity = db.prepare(
+      'SELECT hour, kind, outcome, code, n FROM journal_activity ORDER BY hour, outcome',
+    );
+    expect(activity.all()).toEqual([
+      { hour: '2026-01-01T09', kind: 'decision', outcome: 'refused', code: 'not_permitted', n: 2 },
+      { hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
+    ]);
+    db.prepare(
+      `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
+         capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
+       VALUES ('acme', 4, 'decision', 'rcp_4', NULL, '{"outcome":"allowed","code":null}', 'h', 'i', 'bot', 'crm.read',
+         0, 1, '', 0, ?, ?, NULL, 'l', 'c')`,
+    ).run(at('10'), at('10'));
+    expect(activity.all()).toContainEqual({
+      hour: '2026-01-01T10',
+      kind: 'decision',
+      outcome: 'allowed',
+      code: '',
+      n: 2,
+    });
+    db.close();
+  });
 });

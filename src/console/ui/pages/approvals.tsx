@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { approvalBinding, type BoundRequest } from '../../../core/approval-binding.js';
 import { describe, get, post, type Session } from '../api.js';
+import { ApprovalHistory } from './approval-history.js';
 import { EmptyState, Id, Loading, When } from './common.js';
 
 interface Approval extends BoundRequest {
@@ -299,6 +300,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
           Older →
         </button>
       </div>
+      <ApprovalHistory />
       {confirming && (
         <div
           class="modal"
