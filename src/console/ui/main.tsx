@@ -154,7 +154,7 @@ function Shell({
       <main class="content">
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
-        {page === 'spend' && <SpendPage />}
+        {page === 'spend' && <SpendPage session={session} />}
         {page === 'agents' && <AgentsPage />}
         {page === 'capabilities' && <CapabilitiesPage />}
         {page === 'policies' && <PoliciesPage session={session} />}

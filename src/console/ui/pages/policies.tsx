@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { describe, get, type Session } from '../api.js';
 import { Loading, short, when } from './common.js';
 import { PolicyChanges } from './policy-changes.js';
+import { PolicyEditor } from './policy-editor.js';
 
 interface Version {
   version: number;
@@ -105,6 +106,15 @@ export function PoliciesPage({ session }: { session: Session }) {
   const [to, setTo] = useState('');
   const [diff, setDiff] = useState<Diff | undefined>(undefined);
   const [diffError, setDiffError] = useState('');
+  // A change made on this page reloads what it changed: the version, the history, the shadow.
+  const [tick, setTick] = useState(0);
+  const [changed, setChanged] = useState('');
+  const onChanged = (m: string) => {
+    setChanged(m);
+    setShown(undefined);
+    setTick((t) => t + 1);
+  };
+  const admin = session.roles.includes('administrator');
   const cursor = trail[trail.length - 1] ?? null;
 
   useEffect(() => {
@@ -122,7 +132,7 @@ export function PoliciesPage({ session }: { session: Session }) {
     return () => {
       live = false;
     };
-  }, [cursor]);
+  }, [cursor, tick]);
 
   // The current version's text, and a first comparison: the version before it against it.
   useEffect(() => {
@@ -145,7 +155,7 @@ export function PoliciesPage({ session }: { session: Session }) {
     return () => {
       live = false;
     };
-  }, []);
+  }, [tick]);
 
   const view = async (version: number) => {
     try {
@@ -181,9 +191,17 @@ export function PoliciesPage({ session }: { session: Session }) {
       <section>
         <h2>Policies</h2>
         <p class="empty" id="no-policy">
-          No policy set is installed: every decision is refused. Install one with <code>svc policy set</code>.
+          No policy set is installed: every decision is refused. Write one below and install it, or use{' '}
+          <code>svc policy set</code>.
         </p>
-        <PolicyChanges session={session} />
+        {changed && (
+          <p class="notice" role="status" id="policy-changed">
+            {changed}
+          </p>
+        )}
+        <h3>Edit</h3>
+        <PolicyEditor initial="" admin={admin} onChanged={onChanged} />
+        <PolicyChanges session={session} tick={tick} onChanged={onChanged} />
       </section>
     );
   }
@@ -191,9 +209,15 @@ export function PoliciesPage({ session }: { session: Session }) {
     <section>
       <h2>Policies</h2>
       <p class="muted">
-        The tenant’s Cedar policy set and every version it had. Change it on the deployment’s machine with{' '}
-        <code>svc policy set --message …</code>; go back with <code>svc policy rollback --to VERSION</code>.
+        The tenant’s Cedar policy set and every version it had. Edit it below (administrators), or on the
+        deployment’s machine with <code>svc policy set --message …</code>; go back with{' '}
+        <code>svc policy rollback --to VERSION</code>.
       </p>
+      {changed && (
+        <p class="notice" role="status" id="policy-changed">
+          {changed}
+        </p>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}
@@ -282,7 +306,10 @@ export function PoliciesPage({ session }: { session: Session }) {
       )}
       {diff && <DiffView d={diff} />}
 
-      <PolicyChanges session={session} />
+      <h3>Edit</h3>
+      <PolicyEditor key={current.version} initial={current.text} admin={admin} onChanged={onChanged} />
+
+      <PolicyChanges session={session} tick={tick} onChanged={onChanged} />
     </section>
   );
 }
