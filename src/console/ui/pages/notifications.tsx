@@ -337,17 +337,6 @@ export function NotificationsPage({ session }: { session: Session }) {
           setTick((t) => t + 1);
         }}
       />
-      {admin && (
-        <>
-          <h3>Add a destination</h3>
-          <AddDestination
-            onAdded={(m) => {
-              setMessage(m);
-              setTick((t) => t + 1);
-            }}
-          />
-        </>
-      )}
       <h3>Dead letters</h3>
       <p class="muted">
         Deliveries that failed every attempt (about 31 hours of retries), kept 30 days.
@@ -366,6 +355,17 @@ export function NotificationsPage({ session }: { session: Session }) {
       />
       <h3>Recent deliveries</h3>
       <Deliveries admin={admin} tick={tick} onChanged={setMessage} />
+      {admin && (
+        <>
+          <h3>Add a destination</h3>
+          <AddDestination
+            onAdded={(m) => {
+              setMessage(m);
+              setTick((t) => t + 1);
+            }}
+          />
+        </>
+      )}
     </section>
   );
 }

@@ -225,7 +225,7 @@ export function PolicyEditor({
                 s.cases.map((c) => (
                   <tr key={c.at} data-passed={String(c.passed)}>
                     <td>
-                      {c.name} <span class="dim">{c.at}</span>
+                      {c.name} <span class="muted">{c.at}</span>
                     </td>
                     <td>
                       <code>{verdict(c.expected)}</code>

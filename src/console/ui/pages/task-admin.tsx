@@ -19,96 +19,123 @@ interface Changed {
 }
 
 /**
- * An administrator's changes to one task, in its row of the Spend page: a new budget (never
- * below what is reserved: the server says so, beside the field) and closing it, which is
- * final and so asked again first. The server checks the role and the rules again.
+ * An administrator's changes to one task, from its row of the Spend page: one button, so the
+ * table stays narrow, opening a dialog with a new budget (never below what is reserved: the
+ * server says so beside the field) and closing the task, which is final and asked again. The
+ * server checks the role and the rules again.
  */
 export function TaskActions({ task, onChanged }: { task: AdminTask; onChanged: (message: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [closing, setClosing] = useState(false);
   const [budget, setBudget] = useState('');
   const [error, setError] = useState<FormError | undefined>(undefined);
-  const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const url = `/api/tasks/${encodeURIComponent(task.task_id)}`;
 
-  if (task.status === 'closed') return <span class="dim">closed: final</span>;
+  if (task.status === 'closed') return <span class="muted">closed: final</span>;
 
+  const done = (message: string) => {
+    setOpen(false);
+    setClosing(false);
+    setBudget('');
+    setError(undefined);
+    onChanged(message);
+  };
   const send = async (what: 'budget' | 'close') => {
     setBusy(true);
     try {
       if (what === 'budget') {
         const t = await post<Changed>(`${url}/budget`, { budget_usd: budget.trim() });
-        onChanged(
+        done(
           `Task ${t.task_id}: budget ${usd(t.previous_budget_usd ?? 0)} → ${usd(t.budget_usd)} (${usd(t.reserved_usd)} reserved).`,
         );
-        setBudget('');
       } else {
         const t = await post<Changed>(`${url}/close`, {});
-        onChanged(`Closed task ${t.task_id} (${usd(t.reserved_usd)} of ${usd(t.budget_usd)} reserved).`);
-        setConfirming(false);
+        done(`Closed task ${t.task_id} (${usd(t.reserved_usd)} of ${usd(t.budget_usd)} reserved).`);
       }
-      setError(undefined);
     } catch (err) {
+      setClosing(false);
       setError(formError(err));
-      setConfirming(false);
     } finally {
       setBusy(false);
     }
   };
+  const cancel = () => {
+    setOpen(false);
+    setClosing(false);
+    setError(undefined);
+  };
 
-  const inputId = `budget-${task.task_id}`;
+  const facts = (
+    <dl class="facts">
+      <dt>Task</dt>
+      <dd>
+        <Id value={task.task_id} label="task" />
+      </dd>
+      <dt>Budget</dt>
+      <dd>{usd(task.budget_usd)}</dd>
+      <dt>Reserved</dt>
+      <dd>{usd(task.reserved_usd)}</dd>
+    </dl>
+  );
   return (
-    <div class="task-admin" data-task={task.task_id}>
-      <form
-        class="task-budget"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send('budget');
-        }}
-      >
-        <label class="sr-only" for={inputId}>
-          New budget in USD for task {task.task_id}
-        </label>
-        <input
-          id={inputId}
-          class="budget-input"
-          inputMode="decimal"
-          placeholder={String(task.budget_usd)}
-          value={budget}
-          aria-invalid={error?.field === 'budget_usd'}
-          onInput={(e) => setBudget((e.target as HTMLInputElement).value)}
-        />
-        <button type="submit" class="set-budget" disabled={busy || budget.trim() === ''}>
-          Set budget
-        </button>
-        <button type="button" class="close-task danger" disabled={busy} onClick={() => setConfirming(true)}>
-          Close…
-        </button>
-      </form>
-      <FieldError error={error} id={`task-error-${task.task_id}`} />
-      {confirming && (
+    <>
+      <button class="change-task" aria-label={`Change task ${task.task_id}`} onClick={() => setOpen(true)}>
+        Change…
+      </button>
+      {open && closing && (
         <Confirm
           title="Close this task?"
           action="Close the task"
           busy={busy}
           onConfirm={() => void send('close')}
-          onCancel={() => setConfirming(false)}
+          onCancel={cancel}
         >
-          <dl class="facts">
-            <dt>Task</dt>
-            <dd>
-              <Id value={task.task_id} label="task" />
-            </dd>
-            <dt>Budget</dt>
-            <dd>{usd(task.budget_usd)}</dd>
-            <dt>Reserved</dt>
-            <dd>{usd(task.reserved_usd)}</dd>
-          </dl>
+          {facts}
           <p>
             Closing is final: the task takes no more decisions, budget changes or child tasks. The same as{' '}
             <code>svc task close</code>.
           </p>
         </Confirm>
       )}
-    </div>
+      {open && !closing && (
+        <div class="modal" role="dialog" aria-modal="true" aria-labelledby="task-admin-title">
+          <div class="card wide task-admin" data-task={task.task_id}>
+            <h3 id="task-admin-title">Change task</h3>
+            {facts}
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void send('budget');
+              }}
+            >
+              <label for="task-budget-input">New budget in USD (not below what is reserved)</label>
+              <div class="row">
+                <input
+                  id="task-budget-input"
+                  inputMode="decimal"
+                  placeholder={String(task.budget_usd)}
+                  value={budget}
+                  aria-invalid={error?.field === 'budget_usd'}
+                  onInput={(e) => setBudget((e.target as HTMLInputElement).value)}
+                />
+                <button type="submit" id="set-budget" class="primary" disabled={busy || budget.trim() === ''}>
+                  Set budget
+                </button>
+              </div>
+              <FieldError error={error} id="task-error" />
+            </form>
+            <div class="row task-admin-actions">
+              <button id="close-task" class="danger" disabled={busy} onClick={() => setClosing(true)}>
+                Close the task…
+              </button>
+              <button id="task-admin-cancel" onClick={cancel}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        </div>
+      )}
+    </>
   );
 }
