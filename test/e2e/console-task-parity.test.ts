@@ -20,7 +20,9 @@ type Row = Record<string, unknown>;
  * Times, generated ids and the author (the OS account for the CLI, the console user for the
  * console, by design) are left out here and compared apart.
  */
-function state(home: string): Record<string, Row[]> {
+type Table = 'journal' | 'events' | 'tasks' | 'policy' | 'versions' | 'shadows' | 'destinations' | 'secrets';
+
+function state(home: string): Record<Table, Row[]> {
   const db = new Database(join(home, 'svc.db'), { readonly: true, fileMustExist: true });
   try {
     const all = (sql: string) => db.prepare(sql).all() as Row[];
@@ -138,7 +140,7 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     const byConsole = await action('/api/tasks/t1/budget', { budget_usd: 75.5 });
     expect(shape(byConsole)).toEqual(shape(byCli));
     same();
-    expect(state(cliHome).tasks[0]).toMatchObject({ budget_micros: 75_500_000 });
+    expect(state(cliHome).tasks[0]!).toMatchObject({ budget_micros: 75_500_000 });
   });
 
   it('closes a task as svc task close does', async () => {
@@ -146,7 +148,7 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     const byConsole = await action('/api/tasks/t1/close');
     expect(shape(byConsole)).toEqual(shape(byCli));
     same();
-    expect(state(consoleHome).tasks[0]).toMatchObject({ status: 'closed', closed: 1 });
+    expect(state(consoleHome).tasks[0]!).toMatchObject({ status: 'closed', closed: 1 });
   });
 
   it('adds and removes a notification destination as svc notify add and remove do', async () => {
