@@ -201,7 +201,7 @@ describe('console task, notification and policy administration in chromium (buil
     await shots('spend');
   });
 
-  it('adds a webhook (secret shown once), refuses a bad URL beside it, tests it signed and removes it', async () => {
+  it('adds a webhook (secret shown once), refuses a bad URL beside it, tests it signed, rotates its secret and removes it', async () => {
     await signIn(tokens.alice!, '#/notifications', 'Notifications');
     await page.locator('#dest-destination_id').fill('ops-hook');
     await page.locator('#dest-url').fill('http://hooks.example.org/svc');
@@ -236,6 +236,22 @@ describe('console task, notification and policy administration in chromium (buil
       data: { test: true, destination_id: 'ops-hook' },
     });
 
+    // A new signing secret, shown once; a delivery then carries both signatures for 24 hours.
+    await row.locator('button.rotate-destination').click();
+    await page.locator('#rotate-confirm').click();
+    await page.locator('#rotate-secret [role="status"] .id-text').waitFor();
+    const rotated = (await page.locator('#rotate-secret .id-text').textContent()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect(await axe()).toEqual([]);
+    await page.locator('#rotate-done').click();
+    await row.locator('button.test-destination').click();
+    await eventually(async () => got.length).toBe(2);
+    for (const key of [secret, rotated]) {
+      expect(new Webhook(key).verify(got[1]!.body, got[1]!.headers as Record<string, string>)).toMatchObject({
+        data: { test: true },
+      });
+    }
     await row.locator('button.remove-destination').click();
     await page.locator('#admin-confirm').click();
     await page.locator('#no-destinations').waitFor();

@@ -59,7 +59,7 @@ function shape(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value as Row).map(([k, v]) => [
       k,
-      /(_at|^secret|^candidate_id|^source)$/.test(k) && v !== null ? `<${k}>` : shape(v),
+      /(_at|_until|^secret|^candidate_id|^source)$/.test(k) && v !== null ? `<${k}>` : shape(v),
     ]),
   );
 }
@@ -151,7 +151,7 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     expect(state(consoleHome).tasks[0]!).toMatchObject({ status: 'closed', closed: 1 });
   });
 
-  it('adds and removes a notification destination as svc notify add and remove do', async () => {
+  it('adds, rotates and removes a notification destination as svc notify add, rotate and remove do', async () => {
     const byCli = await cli([
       'notify',
       'add',
@@ -177,6 +177,10 @@ describe('console administration leaves what the CLI leaves (built binary, TLS)'
     expect(shape(byConsole)).toEqual(shape(cliView));
     same();
     expect(state(consoleHome).secrets).toEqual([{ name: 'notify.ops-hook' }]);
+    const rotatedByCli = await cli(['notify', 'rotate', 'ops-hook', ...t]);
+    const rotatedByConsole = await action('/api/notifications/destinations/ops-hook/rotate');
+    expect(shape(rotatedByConsole)).toEqual(shape(rotatedByCli));
+    same();
     const removedByCli = await cli(['notify', 'remove', 'ops-hook', ...t]);
     const removedByConsole = await action('/api/notifications/destinations/ops-hook/remove');
     expect(removedByConsole).toEqual(removedByCli);

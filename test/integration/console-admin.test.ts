@@ -121,6 +121,7 @@ describe('console task, notification and policy administration (app.inject, real
       ],
       ['/api/notifications/destinations/h/remove', {}],
       ['/api/notifications/destinations/h/test', {}],
+      ['/api/notifications/destinations/h/rotate', {}],
       ['/api/policies', { text: PERMIT_ALL }],
       ['/api/policies/shadow', { text: PERMIT_ALL }],
       ['/api/policies/shadow/promote', { candidate_id: 'shd_x' }],
@@ -280,6 +281,36 @@ describe('console task, notification and policy administration (app.inject, real
       } finally {
         vi.useRealTimers();
       }
+      // A new signing secret, shown once; the old one keeps signing beside it for 24 hours.
+      const rotated = await post(alice, '/api/notifications/destinations/local-hook/rotate');
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toMatch(/^whsec_/);
+      expect(rotated.body.secret).not.toBe(added.body.secret);
+      expect(rotated.body.previous_valid_until).toBe(
+        new Date(f.now.value.getTime() + 86_400_000).toISOString(),
+      );
+      expect((await post(alice, '/api/notifications/destinations/local-hook/test')).body.outcome).toBe(
+        'delivered',
+      );
+      const again = hook.got[1]!;
+      expect(String(again.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      vi.useFakeTimers({ now: f.now.value, toFake: ['Date'] });
+      try {
+        for (const secret of [added.body.secret, rotated.body.secret]) {
+          expect(
+            new Webhook(secret).verify(again.body, again.headers as Record<string, string>),
+          ).toMatchObject({
+            data: { test: true },
+          });
+        }
+      } finally {
+        vi.useRealTimers();
+      }
+      const given = await post(alice, '/api/notifications/destinations/local-hook/rotate', {
+        secret: 'mine',
+      });
+      expect(given.status).toBe(400);
+      expect(given.body.field).toBe('secret');
       const removed = await post(alice, '/api/notifications/destinations/local-hook/remove');
       expect(removed.body).toEqual({ tenant_id: 'acme', destination_id: 'local-hook', removed: true });
       expect(await f.store.secrets.get('acme', 'notify.local-hook')).toBeUndefined();
@@ -321,6 +352,19 @@ describe('console task, notification and policy administration (app.inject, real
       expect(chat.raw.toString()).not.toContain('xoxb-never-shown-again');
       const listed = await call(c, alice, '/api/notifications');
       expect(listed.raw.toString()).not.toContain('xoxb-never-shown-again');
+      const rotated = await post(alice, '/api/notifications/destinations/team-chat/rotate', {
+        secret: 'xoxb-the-new-one',
+      });
+      expect(rotated.body).toEqual({
+        tenant_id: 'acme',
+        destination_id: 'team-chat',
+        kind: 'chat',
+        secret: null,
+        previous_valid_until: null,
+      });
+      expect(rotated.raw.toString()).not.toContain('xoxb-the-new-one');
+      const none = await post(alice, '/api/notifications/destinations/team-chat/rotate');
+      expect(none.body).toMatchObject({ field: 'secret' });
       const remind = await post(alice, '/api/notifications/destinations', {
         destination_id: 'r',
         kind: 'webhook',

@@ -7,6 +7,7 @@ import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DEFAULT_OUTBOUND_POLICY } from '../../notify/outbound-policy.js';
 import { addDestination, removeDestination } from '../../provisioning/notify.js';
 import { testDestination } from '../../provisioning/notify-delivery.js';
+import { rotateDestinationSecret } from '../../provisioning/notify-rotation.js';
 import { DESTINATION_KINDS } from '../../store/notify-ports.js';
 import type { DataDir } from '../../store/data-dir.js';
 import type { ConsoleDeps } from '../deps.js';
@@ -46,6 +47,13 @@ const AddBody = z.strictObject({
 });
 
 const IdParam = z.strictObject({ id: text(63).describe('the destination id') });
+const RotateBody = z.strictObject({
+  secret: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe('chat, collab, email: the new bot token, client secret or SMTP password; write-only'),
+});
 
 /** `svc notify add`'s flag names as this route's fields, so an error names the field the page shows. */
 const FIELD: Record<string, string> = {
@@ -88,11 +96,12 @@ const admin = { 403: { description: 'not an administrator', schema: ErrorBodySch
 const missing = { 404: { description: 'no such destination in the tenant', schema: ErrorBodySchema } };
 
 /**
- * Adding, removing and testing a notification destination from the Notifications page: an
- * administrator's (semantics.md: destinations are configured by an administrator), behind
- * the session's CSRF token, through the functions `svc notify add`, `remove` and `test` call,
- * so a URL meets the same checks and a secret is sealed the same way. A secret sent here is
- * never sent back; a webhook's signing secret, made by svc, is shown once in the answer.
+ * Adding, removing and testing a notification destination, and replacing its secret, from the
+ * Notifications page: an administrator's (semantics.md: destinations are configured by an
+ * administrator), behind the session's CSRF token, through the functions `svc notify add`,
+ * `remove`, `test` and `rotate` call, so a URL meets the same checks and a secret is sealed
+ * the same way. A secret sent here is never sent back; a webhook's signing secret, made by
+ * svc, is shown once in the answer.
  */
 export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
   return [
@@ -172,6 +181,43 @@ export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
       handler: async ({ caller, params }) => {
         requireHuman(caller, 'administrator');
         return removeDestination(deps.store, { tenantId: caller.tenantId, id: params.id }).catch(renamed);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/api/notifications/destinations/:id/rotate',
+      summary:
+        "replace a destination's secret, as svc notify rotate: a webhook's new signing secret is in the answer once and the old one still signs for 24 hours (administrator; CSRF token)",
+      tag: 'Console notifications',
+      auth: 'token',
+      params: IdParam,
+      body: RotateBody,
+      responses: {
+        200: {
+          description: 'the new secret of a webhook, shown once (null for the other kinds)',
+          schema: z.object({
+            tenant_id: z.string(),
+            destination_id: z.string(),
+            kind: z.string(),
+            secret: z.string().nullable(),
+            previous_valid_until: z.string().nullable(),
+          }),
+        },
+        400: {
+          description: 'a secret where none is taken, or none where one is needed',
+          schema: ErrorBodySchema,
+        },
+        ...admin,
+        ...missing,
+      },
+      handler: async ({ caller, params, body }) => {
+        requireHuman(caller, 'administrator');
+        return rotateDestinationSecret(dataDirOf(deps), deps.store, {
+          tenantId: caller.tenantId,
+          id: params.id,
+          secret: body.secret,
+          now: deps.clock(),
+        }).catch(renamed);
       },
     }),
     defineRoute({

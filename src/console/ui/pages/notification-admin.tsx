@@ -175,9 +175,112 @@ export function AddDestination({ onAdded }: { onAdded: (message: string) => void
   );
 }
 
-/** Send a test, or remove (asked again first): an administrator's, in the destination's row. */
-export function DestinationActions({ id, onChanged }: { id: string; onChanged: (message: string) => void }) {
+interface Rotated {
+  secret: string | null;
+  previous_valid_until: string | null;
+}
+
+/**
+ * A destination's new secret: a webhook's is made by the server and shown here once (the old
+ * one still signs for 24 hours); the other kinds' is typed in, sealed, and never shown again.
+ */
+function RotateSecret({ id, kind, onClose }: { id: string; kind: string; onClose: () => void }) {
+  const [secret, setSecret] = useState('');
+  const [error, setError] = useState<FormError | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [rotated, setRotated] = useState<Rotated | undefined>(undefined);
+  const webhook = kind === 'webhook';
+  const rotate = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      setRotated(
+        await post<Rotated>(
+          `/api/notifications/destinations/${encodeURIComponent(id)}/rotate`,
+          webhook ? {} : { secret },
+        ),
+      );
+      setSecret('');
+      setError(undefined);
+    } catch (err) {
+      setError(formError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="modal" role="dialog" aria-modal="true" aria-labelledby="rotate-title">
+      <div class="card wide" id="rotate-secret">
+        <h3 id="rotate-title">Replace the secret of {id}?</h3>
+        {rotated ? (
+          <div role="status">
+            {rotated.secret !== null ? (
+              <>
+                <p>
+                  The new signing secret, shown this once; the old one also signs until{' '}
+                  {rotated.previous_valid_until ?? 'now'}, so the receiver can move to the new one.
+                </p>
+                <Id value={rotated.secret} label="signing secret" />
+              </>
+            ) : (
+              <p>The new secret is sealed; the old one no longer works.</p>
+            )}
+            <div class="row">
+              <button id="rotate-done" onClick={onClose}>
+                Done
+              </button>
+            </div>
+          </div>
+        ) : (
+          <form onSubmit={rotate}>
+            {webhook ? (
+              <p>
+                svc makes a new signing secret and shows it once; deliveries carry a signature with both the
+                old and the new one for 24 hours. The same as <code>svc notify rotate {id}</code>.
+              </p>
+            ) : (
+              <>
+                <label for="rotate-secret-input">
+                  The new secret (sealed on the server, never shown again)
+                </label>
+                <input
+                  id="rotate-secret-input"
+                  type="password"
+                  autoComplete="new-password"
+                  value={secret}
+                  aria-invalid={error?.field === 'secret'}
+                  onInput={(ev) => setSecret((ev.target as HTMLInputElement).value)}
+                />
+              </>
+            )}
+            <FieldError error={error} id="rotate-error" />
+            <div class="row">
+              <button type="submit" id="rotate-confirm" class="danger" disabled={busy}>
+                Replace the secret
+              </button>
+              <button type="button" onClick={onClose}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** Send a test, replace the secret, or remove (asked again first): an administrator's, in the row. */
+export function DestinationActions({
+  id,
+  kind,
+  onChanged,
+}: {
+  id: string;
+  kind: string;
+  onChanged: (message: string) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [rotating, setRotating] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined);
   const url = `/api/notifications/destinations/${encodeURIComponent(id)}`;
@@ -213,9 +316,13 @@ export function DestinationActions({ id, onChanged }: { id: string; onChanged: (
       <button class="test-destination" disabled={busy} onClick={() => void test()}>
         Send test
       </button>{' '}
+      <button class="rotate-destination" disabled={busy} onClick={() => setRotating(true)}>
+        Rotate secret…
+      </button>{' '}
       <button class="remove-destination danger" disabled={busy} onClick={() => setConfirming(true)}>
         Remove…
       </button>
+      {rotating && <RotateSecret id={id} kind={kind} onClose={() => setRotating(false)} />}
       {result && (
         <p class={result.ok ? 'notice test-result' : 'error test-result'} role="status">
           {result.text}

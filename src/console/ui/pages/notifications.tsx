@@ -129,7 +129,7 @@ function Destinations({
             </td>
             {admin && (
               <td class="actions">
-                <DestinationActions id={d.destination_id} onChanged={onChanged} />
+                <DestinationActions id={d.destination_id} kind={d.kind} onChanged={onChanged} />
               </td>
             )}
           </tr>

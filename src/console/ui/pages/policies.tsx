@@ -137,8 +137,10 @@ export function PoliciesPage({ session }: { session: Session }) {
   // The current version's text, and a first comparison: the version before it against it.
   useEffect(() => {
     let live = true;
-    get<{ policy: { version: number } | null }>('/api/policies').then(
-      async ({ policy }) => {
+    // One chain with one handler: a failure of the second read (a session that ended, a page
+    // left mid-request) is shown, never an unhandled rejection.
+    get<{ policy: { version: number } | null }>('/api/policies')
+      .then(async ({ policy }) => {
         if (!live) return;
         if (policy === null) {
           setCurrent(null);
@@ -149,9 +151,8 @@ export function PoliciesPage({ session }: { session: Session }) {
         setCurrent(v);
         setTo(String(v.version));
         setFrom(String(Math.max(1, v.version - 1)));
-      },
-      (err) => live && setError(describe(err)),
-    );
+      })
+      .catch((err: unknown) => live && setError(describe(err)));
     return () => {
       live = false;
     };
