@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { post } from '../api.js';
 import { Confirm, FieldError, formError, type FormError } from './admin-form.js';
-import { Id } from './common.js';
+import { Id, When } from './common.js';
 
 type Kind = 'webhook' | 'chat' | 'collab' | 'email';
 
@@ -218,7 +218,7 @@ function RotateSecret({ id, kind, onClose }: { id: string; kind: string; onClose
               <>
                 <p>
                   The new signing secret, shown this once; the old one also signs until{' '}
-                  {rotated.previous_valid_until ?? 'now'}, so the receiver can move to the new one.
+                  <When iso={rotated.previous_valid_until} />, so the receiver can move to the new one.
                 </p>
                 <Id value={rotated.secret} label="signing secret" />
               </>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, describe, post, type Session } from '../api.js';
 import { Confirm, FieldError, formError, type FormError } from './admin-form.js';
-import { Loading, useJson, when } from './common.js';
+import { Id, Loading, useJson, when } from './common.js';
 
 interface Verdict {
   outcome: 'allowed' | 'deferred' | 'refused';
@@ -197,7 +197,7 @@ function ShadowActions({ s, onChanged }: { s: ShadowReport; onChanged: (message:
           <dl class="facts">
             <dt>Candidate</dt>
             <dd>
-              <code>{s.candidate_id}</code>
+              <Id value={s.candidate_id} label="shadow policy" />
             </dd>
             <dt>Compared</dt>
             <dd>{s.evaluated} decisions</dd>
