@@ -7,6 +7,8 @@ import { tlsReloadLine } from '../../src/http/tls-reload.js';
 import { serverLimits } from '../../src/http/limits.js';
 import { metricsFlags, metricsListenFlags } from '../../src/cli/metrics-flags.js';
 import { configFlags } from '../../src/cli/config/config-flags.js';
+import { checkAllowPrivate } from '../../src/notify/outbound-address.js';
+import { DEFAULT_OUTBOUND_POLICY } from '../../src/notify/outbound-policy.js';
 import { renderEffective, sourceNote } from '../../src/cli/config/config-render.js';
 import { effectiveSettings } from '../../src/cli/config/config-sources.js';
 
@@ -42,6 +44,16 @@ export default class ConsoleStart extends DataDirCommand {
     }),
     'integration-ops': Flags.string({
       summary: 'Integration-operations document, so the Integrations page lists the configured surfaces.',
+    }),
+    'notify-allow-loopback-http': Flags.boolean({
+      summary:
+        'Let the Notifications page test a destination at http:// to a loopback address, as the daemon flag of the same name.',
+      allowNo: true,
+    }),
+    'notify-allow-private': Flags.string({
+      summary:
+        'A CIDR, address or host name a test send may reach although private, as the daemon flag. Repeatable.',
+      multiple: true,
     }),
     ...serverLimitFlags,
     ...metricsFlags,
@@ -81,6 +93,12 @@ export default class ConsoleStart extends DataDirCommand {
       ...(flags['tls-key'] !== undefined ? { tlsKey: flags['tls-key'] } : {}),
       ...(flags['client-ca'] !== undefined ? { clientCa: flags['client-ca'] } : {}),
       ...(flags['integration-ops'] !== undefined ? { integrationOps: flags['integration-ops'] } : {}),
+      // The daemon's outbound rules, so a test send from the page reaches what a delivery would.
+      notifyOutbound: {
+        ...DEFAULT_OUTBOUND_POLICY,
+        allowLoopbackHttp: flags['notify-allow-loopback-http'] === true,
+        allowPrivate: checkAllowPrivate('notify-allow-private', flags['notify-allow-private'] ?? []),
+      },
     });
     if (flags['allow-insecure-http'])
       this.logToStderr(

@@ -13,15 +13,18 @@ import type { ConsoleDeps } from './deps.js';
 import { consoleOpenApi } from './openapi.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { notificationDestinationRoutes } from './routes/notification-destinations.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { peopleRoutes } from './routes/people.js';
 import { overviewRoutes } from './routes/overview.js';
 import { policyRoutes } from './routes/policies.js';
 import { policyChangeRoutes } from './routes/policy-changes.js';
+import { policyEditRoutes } from './routes/policy-edits.js';
 import { recordRoutes } from './routes/records.js';
 import { registryRoutes } from './routes/registry.js';
 import { sessionRoutes } from './routes/session.js';
 import { spendRoutes } from './routes/spend.js';
+import { taskAdminRoutes } from './routes/task-admin.js';
 import { mountUi } from './routes/ui.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import type { UiBundle } from './ui-files.js';
@@ -50,6 +53,9 @@ export function consoleRoutes(deps: ConsoleDeps): AnyRoute[] {
     ...peopleRoutes(deps),
     ...policyRoutes(deps),
     ...policyChangeRoutes(deps),
+    ...taskAdminRoutes(deps),
+    ...notificationDestinationRoutes(deps),
+    ...policyEditRoutes(deps),
   ];
   routes.push(
     defineRoute({

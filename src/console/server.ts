@@ -3,6 +3,7 @@ import { SvcError } from '../core/errors.js';
 import { listenError, parseListenAddress } from '../http/listen-address.js';
 import { tlsChoice } from '../http/tls-choice.js';
 import type { ServerLimits } from '../http/limits.js';
+import type { OutboundPolicy } from '../notify/outbound-policy.js';
 import { tlsServerOptions } from '../http/tls.js';
 import { tlsReloaderFor, type TlsReload } from '../http/tls-reload.js';
 import { parseIntegrationDocument } from '../integration/document.js';
@@ -45,6 +46,8 @@ export interface ConsoleStartOptions {
   limits?: ServerLimits;
   /** the built pages (default: the package's dist/console-ui) */
   uiDir?: string;
+  /** `--notify-allow-loopback-http` and `--notify-allow-private`: what a test send may reach */
+  notifyOutbound?: OutboundPolicy;
   /** `--metrics-listen` and its companions: a separate listener serving GET /metrics; off without it. */
   metrics?: MetricsListenOptions;
 }
@@ -66,7 +69,13 @@ export const DEFAULT_CONSOLE_LISTEN = '127.0.0.1:8091';
 export function consoleDeps(
   dir: DataDir,
   store: Store,
-  o: { secure: boolean; authMode: ConsoleDeps['authMode']; surfaces?: Surfaces; clock?: () => Date },
+  o: {
+    secure: boolean;
+    authMode: ConsoleDeps['authMode'];
+    surfaces?: Surfaces;
+    clock?: () => Date;
+    notifyOutbound?: OutboundPolicy;
+  },
 ): ConsoleDeps {
   const clock = o.clock ?? (() => new Date());
   return {
@@ -77,6 +86,8 @@ export function consoleDeps(
     clock,
     authMode: o.authMode,
     recorded: () => openRecordedDecisions(dir.store),
+    dataDir: dir,
+    ...(o.notifyOutbound ? { notifyOutbound: o.notifyOutbound } : {}),
     ...(o.surfaces ? { surfaces: o.surfaces } : {}),
   };
 }
@@ -103,6 +114,7 @@ export async function startConsole(o: ConsoleStartOptions): Promise<RunningConso
   const deps = consoleDeps(dir, store, {
     secure: tls !== undefined,
     authMode: tls?.clientCa !== undefined ? 'mtls' : 'token',
+    ...(o.notifyOutbound ? { notifyOutbound: o.notifyOutbound } : {}),
     ...(integration ? { surfaces: new Surfaces(integration) } : {}),
   });
   const app = buildConsole(deps, {

@@ -153,7 +153,8 @@ export async function testDestination(
   const credentials = new CredentialResolver(store.secrets, () =>
     openSecretBox(dir, store, { create: false }),
   );
-  const open = destinationSecrets(credentials);
+  // Which secrets still sign is judged at the send's own time, as the signature's timestamp is.
+  const open = destinationSecrets(credentials, () => o.now);
   const secrets = async (): Promise<string[]> => {
     try {
       return await open(dest);

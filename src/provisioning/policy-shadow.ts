@@ -117,12 +117,23 @@ export async function promoteShadow(
     now: Date;
     /** kept with the new version in the policy history */
     message?: string;
+    /** who the history names; default the OS account of this process (the CLI) */
+    author?: string;
+    /** the shadow the caller read (the console's page): one replaced since is not promoted */
+    candidateId?: string;
     /** runs on the candidate once it validates, before it is stored (`--test`); a throw stores nothing */
     check?: (candidate: { text: string; source: string }) => Promise<void>;
   },
 ): Promise<PolicySet & { candidate_id: string }> {
   await requireTenant(store, opts.tenantId);
   const record = await requireShadow(store, opts.tenantId);
+  if (opts.candidateId !== undefined && record.candidateId !== opts.candidateId) {
+    throw new SvcError(
+      'conflict',
+      `candidate_id: the shadow is now ${record.candidateId}, not ${opts.candidateId}`,
+      { field: 'candidate_id', remedy: 'read the new shadow’s report first, then promote it' },
+    );
+  }
   const check = opts.check;
   const set = await setPolicy(store, {
     tenantId: opts.tenantId,
@@ -130,6 +141,7 @@ export async function promoteShadow(
     source: record.source,
     now: opts.now,
     ...(opts.message !== undefined ? { message: opts.message } : {}),
+    ...(opts.author !== undefined ? { author: opts.author } : {}),
     ...(check !== undefined ? { check: () => check({ text: record.text, source: record.source }) } : {}),
   });
   await store.shadows.clear(opts.tenantId);

@@ -107,6 +107,8 @@ export async function setPolicy(
     source: string;
     now: Date;
     message?: string;
+    /** who the history names; default the OS account of this process (the CLI) */
+    author?: string;
     /** runs on a text that validates, before it is stored; a throw stores nothing */
     check?: () => Promise<void>;
   },
@@ -126,7 +128,7 @@ export async function setPolicy(
     opts.tenantId,
     opts.text,
     opts.now.toISOString(),
-    operatorAuthorship(message),
+    opts.author === undefined ? operatorAuthorship(message) : { setBy: opts.author, message },
   );
   return {
     tenant_id: record.tenantId,

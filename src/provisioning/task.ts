@@ -176,10 +176,11 @@ export async function closeTask(
 /** Refused below what allowed decisions have already reserved, naming that amount. */
 export async function setTaskBudget(
   store: Store,
-  opts: { tenantId: string; id: string; budgetUsd: string | number },
+  /** `field` names the amount in a refusal: the CLI's flag (`set`), or the console's field */
+  opts: { tenantId: string; id: string; budgetUsd: string | number; field?: string },
 ): Promise<TaskView & { previous_budget_usd: number }> {
   await requireTenant(store, opts.tenantId);
-  const budget = parseAmount('set', opts.budgetUsd);
+  const budget = parseAmount(opts.field ?? 'set', opts.budgetUsd);
   const before = await showTask(store, opts.tenantId, opts.id);
   const task = await store.tasks.setBudget(opts.tenantId, opts.id, budget);
   return { ...taskView(task), previous_budget_usd: before.budget_usd };

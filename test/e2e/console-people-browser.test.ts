@@ -259,7 +259,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
     await page.getByRole('button', { name: 'Cancel' }).click();
     expect(await row.locator('.pill').innerText()).toBe('active');
     await row.getByRole('button', { name: `revoke token ${tokenId}` }).click();
-    await page.locator('#confirm-admin').click();
+    await page.locator('#admin-confirm').click();
     await page
       .getByRole('status')
       .filter({ hasText: `Revoked token ${tokenId}` })
@@ -285,7 +285,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
     ).toEqual([expect.objectContaining({ capability: 'crm.read' })]);
     await snapshots('person');
     await row.getByRole('button', { name: 'revoke crm.read' }).click();
-    await page.locator('#confirm-admin').click();
+    await page.locator('#admin-confirm').click();
     await page.locator('#no-permissions').waitFor();
     expect(
       (await svc<{ items: unknown[] }>(['permission', 'list', ...t, '--actor', 'crm-bot'])).items,
@@ -304,7 +304,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
       .getByRole('dialog')
       .filter({ hasText: "Revoke ledger-bot's entitlement on ledger.export?" })
       .waitFor();
-    await page.locator('#confirm-admin').click();
+    await page.locator('#admin-confirm').click();
     await page
       .getByRole('status')
       .filter({ hasText: /Revoked ledger-bot's entitlement on ledger\.export; journaled as receipt \S+/ })

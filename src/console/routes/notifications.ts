@@ -14,7 +14,7 @@ import type { NotifyDestination } from '../../store/notify-ports.js';
 import type { ConsoleDeps } from '../deps.js';
 import { requireReader } from './registry.js';
 
-const Destination = z
+export const Destination = z
   .object({
     destination_id: z.string(),
     kind: z.enum(['webhook', 'chat', 'collab', 'email']),
@@ -78,7 +78,7 @@ function shownUrl(url: string): string {
   return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
 }
 
-function consoleDestination(d: NotifyDestination) {
+export function consoleDestination(d: NotifyDestination) {
   const { tenant_id: _tenant, ...v } = destinationView(d);
   return { ...v, url: shownUrl(v.url) };
 }

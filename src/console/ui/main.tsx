@@ -211,7 +211,7 @@ function Shell({
         {page === 'overview' && <OverviewPage />}
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
-        {page === 'spend' && <SpendPage />}
+        {page === 'spend' && <SpendPage session={session} />}
         {page === 'people' && <PeoplePage session={session} />}
         {page === 'capabilities' && <CapabilitiesPage session={session} />}
         {page === 'policies' && <PoliciesPage session={session} />}

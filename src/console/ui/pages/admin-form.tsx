@@ -94,30 +94,34 @@ export function Outcome({ state, fields }: { state: WriteState; fields: string[]
   return null;
 }
 
-/** Ask before an action that cannot be taken back (a revocation). */
+/** A question that must be answered before a change that cannot be undone is sent. */
 export function Confirm({
   title,
   children,
   action,
+  busy,
   onConfirm,
   onCancel,
 }: {
   title: string;
   children: ComponentChildren;
   action: string;
+  busy?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
   return (
-    <div class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-admin-title">
-      <div class="card">
-        <h3 id="confirm-admin-title">{title}</h3>
+    <div class="modal" role="dialog" aria-modal="true" aria-labelledby="admin-confirm-title">
+      <div class="card wide">
+        <h3 id="admin-confirm-title">{title}</h3>
         {children}
         <div class="row">
-          <button id="confirm-admin" class="danger" onClick={onConfirm}>
+          <button id="admin-confirm" class="danger" disabled={busy === true} onClick={onConfirm}>
             {action}
           </button>
-          <button onClick={onCancel}>Cancel</button>
+          <button id="admin-cancel" onClick={onCancel}>
+            Cancel
+          </button>
         </div>
       </div>
     </div>

@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describe, get, post, type Session } from '../api.js';
 import { Id, Loading, When } from './common.js';
+import { AddDestination, DestinationActions } from './notification-admin.js';
 
 interface Destination {
   destination_id: string;
@@ -52,11 +53,20 @@ const settingText = (v: unknown) => (Array.isArray(v) ? v.join(', ') : String(v)
 const seconds = (s: number) => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 const last = (d: Delivery) => d.last_error ?? (d.last_status === null ? '–' : String(d.last_status));
 
-function Destinations({ items }: { items: Destination[] }) {
+function Destinations({
+  items,
+  admin,
+  onChanged,
+}: {
+  items: Destination[];
+  admin: boolean;
+  onChanged: (message: string) => void;
+}) {
   if (items.length === 0) {
     return (
       <p class="empty" id="no-destinations">
-        No destinations: nothing is sent. An administrator adds one on the deployment’s machine, for example{' '}
+        No destinations: nothing is sent. An administrator adds one below, or on the deployment’s machine, for
+        example{' '}
         <code>
           svc notify add ops-hook --tenant TENANT --kind webhook --url https://hooks.example.org/svc --events
           'approval.*'
@@ -76,6 +86,7 @@ function Destinations({ items }: { items: Destination[] }) {
             <th>Settings</th>
             <th>Reminder</th>
             <th>State</th>
+            {admin && <th>Change</th>}
           </tr>
         </thead>
         <tbody>
@@ -117,6 +128,11 @@ function Destinations({ items }: { items: Destination[] }) {
                   </>
                 )}
               </td>
+              {admin && (
+                <td class="actions">
+                  <DestinationActions id={d.destination_id} kind={d.kind} onChanged={onChanged} />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -298,8 +314,9 @@ export function NotificationsPage({ session }: { session: Session }) {
     <section>
       <h2>Notifications</h2>
       <p class="muted">
-        Where this tenant’s events go, and what became of each delivery. Destinations are configured with{' '}
-        <code>svc notify add</code> on the deployment’s machine; secrets never leave it.
+        Where this tenant’s events go, and what became of each delivery. Administrators configure destinations
+        here or with <code>svc notify add</code>; a secret given here is sealed on the server and never shown
+        again.
       </p>
       <div class="counts" id="notify-counts">
         <div class="card count" data-count="pending">
@@ -318,7 +335,14 @@ export function NotificationsPage({ session }: { session: Session }) {
         </p>
       )}
       <h3>Destinations</h3>
-      <Destinations items={overview.destinations} />
+      <Destinations
+        items={overview.destinations}
+        admin={admin}
+        onChanged={(m) => {
+          setMessage(m);
+          setTick((t) => t + 1);
+        }}
+      />
       <h3>Dead letters</h3>
       <p class="muted">
         Deliveries that failed every attempt (about 31 hours of retries), kept 30 days.
@@ -337,6 +361,17 @@ export function NotificationsPage({ session }: { session: Session }) {
       />
       <h3>Recent deliveries</h3>
       <Deliveries admin={admin} tick={tick} onChanged={setMessage} />
+      {admin && (
+        <>
+          <h3>Add a destination</h3>
+          <AddDestination
+            onAdded={(m) => {
+              setMessage(m);
+              setTick((t) => t + 1);
+            }}
+          />
+        </>
+      )}
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { describe, get, type Session } from '../api.js';
 import { Loading, short, When } from './common.js';
 import { PolicyChanges } from './policy-changes.js';
+import { PolicyEditor } from './policy-editor.js';
 
 interface Version {
   version: number;
@@ -110,6 +111,15 @@ export function PoliciesPage({ session }: { session: Session }) {
   const [to, setTo] = useState('');
   const [diff, setDiff] = useState<Diff | undefined>(undefined);
   const [diffError, setDiffError] = useState('');
+  // A change made on this page reloads what it changed: the version, the history, the shadow.
+  const [tick, setTick] = useState(0);
+  const [changed, setChanged] = useState('');
+  const onChanged = (m: string) => {
+    setChanged(m);
+    setShown(undefined);
+    setTick((t) => t + 1);
+  };
+  const admin = session.roles.includes('administrator');
   const cursor = trail[trail.length - 1] ?? null;
 
   useEffect(() => {
@@ -127,13 +137,15 @@ export function PoliciesPage({ session }: { session: Session }) {
     return () => {
       live = false;
     };
-  }, [cursor]);
+  }, [cursor, tick]);
 
   // The current version's text, and a first comparison: the version before it against it.
   useEffect(() => {
     let live = true;
-    get<{ policy: { version: number } | null }>('/api/policies').then(
-      async ({ policy }) => {
+    // One chain with one handler: a failure of the second read (a session that ended, a page
+    // left mid-request) is shown, never an unhandled rejection.
+    get<{ policy: { version: number } | null }>('/api/policies')
+      .then(async ({ policy }) => {
         if (!live) return;
         if (policy === null) {
           setCurrent(null);
@@ -144,13 +156,12 @@ export function PoliciesPage({ session }: { session: Session }) {
         setCurrent(v);
         setTo(String(v.version));
         setFrom(String(Math.max(1, v.version - 1)));
-      },
-      (err) => live && setError(describe(err)),
-    );
+      })
+      .catch((err: unknown) => live && setError(describe(err)));
     return () => {
       live = false;
     };
-  }, []);
+  }, [tick]);
 
   const view = async (version: number) => {
     try {
@@ -186,9 +197,17 @@ export function PoliciesPage({ session }: { session: Session }) {
       <section>
         <h2>Policies</h2>
         <p class="empty" id="no-policy">
-          No policy set is installed: every decision is refused. Install one with <code>svc policy set</code>.
+          No policy set is installed: every decision is refused. Write one below and install it, or use{' '}
+          <code>svc policy set</code>.
         </p>
-        <PolicyChanges session={session} />
+        {changed && (
+          <p class="notice" role="status" id="policy-changed">
+            {changed}
+          </p>
+        )}
+        <h3>Edit</h3>
+        <PolicyEditor initial="" admin={admin} onChanged={onChanged} />
+        <PolicyChanges session={session} tick={tick} onChanged={onChanged} />
       </section>
     );
   }
@@ -196,9 +215,15 @@ export function PoliciesPage({ session }: { session: Session }) {
     <section>
       <h2>Policies</h2>
       <p class="muted">
-        The tenant’s Cedar policy set and every version it had. Change it on the deployment’s machine with{' '}
-        <code>svc policy set --message …</code>; go back with <code>svc policy rollback --to VERSION</code>.
+        The tenant’s Cedar policy set and every version it had. Edit it below (administrators), or on the
+        deployment’s machine with <code>svc policy set --message …</code>; go back with{' '}
+        <code>svc policy rollback --to VERSION</code>.
       </p>
+      {changed && (
+        <p class="notice" role="status" id="policy-changed">
+          {changed}
+        </p>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}
@@ -291,7 +316,10 @@ export function PoliciesPage({ session }: { session: Session }) {
       )}
       {diff && <DiffView d={diff} />}
 
-      <PolicyChanges session={session} />
+      <h3>Edit</h3>
+      <PolicyEditor key={current.version} initial={current.text} admin={admin} onChanged={onChanged} />
+
+      <PolicyChanges session={session} tick={tick} onChanged={onChanged} />
     </section>
   );
 }

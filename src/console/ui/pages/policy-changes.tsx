@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ApiFailure, describe, post, type Session } from '../api.js';
-import { Loading, useJson, When } from './common.js';
+import { Confirm } from './admin-form.js';
+import { Id, Loading, useJson, When } from './common.js';
+import { FieldError, formError, type FormError } from './form-error.js';
 
 interface Verdict {
   outcome: 'allowed' | 'deferred' | 'refused';
@@ -145,17 +147,108 @@ function Differences({ r }: { r: DifferenceReport }) {
   );
 }
 
-/** The shadow policy one is set: what it is, what was not compared, and where it differs. */
-function ShadowCard() {
-  const { data, error } = useJson<{ shadow: ShadowReport | null }>('/api/policies/shadow');
+/**
+ * Promote the shadow the card shows (asked again first, naming it, so one replaced since is
+ * refused by the server) or clear it: an administrator's.
+ */
+function ShadowActions({ s, onChanged }: { s: ShadowReport; onChanged: (message: string) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<FormError | undefined>(undefined);
+  const act = async (what: 'promote' | 'clear') => {
+    setBusy(true);
+    try {
+      if (what === 'promote') {
+        const r = await post<{ version: number }>('/api/policies/shadow/promote', {
+          candidate_id: s.candidate_id,
+          ...(message.trim() !== '' ? { message: message.trim() } : {}),
+        });
+        onChanged(`Promoted shadow ${s.candidate_id}: it is policy version ${r.version} now.`);
+      } else {
+        await post('/api/policies/shadow/clear', {});
+        onChanged(`Cleared shadow ${s.candidate_id} and its recorded differences.`);
+      }
+      setError(undefined);
+    } catch (err) {
+      setError(formError(err));
+    } finally {
+      setConfirming(false);
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="shadow-admin">
+      <FieldError error={error} id="shadow-error" />
+      <div class="row">
+        <button
+          id="promote-shadow"
+          class="danger"
+          disabled={busy || !s.validates_now}
+          onClick={() => setConfirming(true)}
+        >
+          Promote…
+        </button>
+        <button id="clear-shadow" disabled={busy} onClick={() => void act('clear')}>
+          Clear the shadow
+        </button>
+      </div>
+      {confirming && (
+        <Confirm
+          title="Promote the shadow to the policy in force?"
+          action="Promote it"
+          busy={busy}
+          onConfirm={() => void act('promote')}
+          onCancel={() => setConfirming(false)}
+        >
+          <dl class="facts">
+            <dt>Candidate</dt>
+            <dd>
+              <Id value={s.candidate_id} label="shadow policy" />
+            </dd>
+            <dt>Compared</dt>
+            <dd>{s.evaluated} decisions</dd>
+            <dt>Would change</dt>
+            <dd>
+              {s.differing}, of which {s.to_approval} to approval
+            </dd>
+          </dl>
+          <p>
+            It becomes the next policy version at once and the shadow is cleared. The same as{' '}
+            <code>svc policy shadow promote</code>.
+          </p>
+          <label for="promote-message">Why (kept in the history)</label>
+          <input
+            id="promote-message"
+            maxLength={500}
+            value={message}
+            onInput={(e) => setMessage((e.target as HTMLInputElement).value)}
+          />
+        </Confirm>
+      )}
+    </div>
+  );
+}
+
+/** The shadow policy, when one is set: what it is, what was not compared, and where it differs. */
+function ShadowCard({
+  admin,
+  tick,
+  onChanged,
+}: {
+  admin: boolean;
+  tick: number;
+  onChanged: (message: string) => void;
+}) {
+  const { data, error } = useJson<{ shadow: ShadowReport | null }>('/api/policies/shadow', [tick]);
   if (!data) return <Loading error={error} />;
   const s = data.shadow;
   if (s === null) {
     return (
       <p class="empty" id="no-shadow">
-        No shadow policy is set. Set one on the deployment’s machine with{' '}
-        <code>svc policy shadow set --file candidate.cedar</code>: the daemon then compares every decision
-        with it.
+        No shadow policy is set. {admin ? 'Set the editor’s text as the shadow above, or set one' : 'Set one'}{' '}
+        on the deployment’s machine with <code>svc policy shadow set --file candidate.cedar</code>: the daemon
+        then compares every decision with it.
       </p>
     );
   }
@@ -198,6 +291,7 @@ function ShadowCard() {
       )}
       {notCompared.length > 0 && <p class="muted">Not compared: {notCompared.join(', ')}.</p>}
       <Differences r={s} />
+      {admin && <ShadowActions s={s} onChanged={onChanged} />}
     </div>
   );
 }
@@ -311,12 +405,20 @@ function ReplayForm() {
  * A change before it is made: the shadow policy's report, for every reader of the page, and
  * a replay of a pasted candidate, for administrators (the server checks the role again).
  */
-export function PolicyChanges({ session }: { session: Session }) {
+export function PolicyChanges({
+  session,
+  tick = 0,
+  onChanged = () => undefined,
+}: {
+  session: Session;
+  tick?: number;
+  onChanged?: (message: string) => void;
+}) {
   const admin = session.roles.includes('administrator');
   return (
     <>
       <h3>Shadow policy</h3>
-      <ShadowCard />
+      <ShadowCard admin={admin} tick={tick} onChanged={onChanged} />
       <h3>Replay a candidate</h3>
       {admin ? (
         <>

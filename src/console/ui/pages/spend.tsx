@@ -1,5 +1,8 @@
+import { useState } from 'preact/hooks';
+import type { Session } from '../api.js';
 import { BudgetChart } from '../chart.js';
 import { EmptyState, Id, Loading, useJson, usd } from './common.js';
+import { TaskActions } from './task-admin.js';
 
 interface TaskRow {
   task_id: string;
@@ -11,8 +14,10 @@ interface TaskRow {
 }
 
 /** Per-task budget, reserved and remaining, with a chart. */
-export function SpendPage() {
-  const { data, error } = useJson<{ items: TaskRow[] }>('/api/spend');
+export function SpendPage({ session }: { session?: Session }) {
+  const { data, error, reload } = useJson<{ items: TaskRow[] }>('/api/spend');
+  const [changed, setChanged] = useState('');
+  const admin = session?.roles.includes('administrator') === true;
   if (!data) return <Loading error={error} />;
   return (
     <section>
@@ -20,6 +25,11 @@ export function SpendPage() {
       <p class="muted">
         Reserved is what allowed decisions committed at admission (an estimate, not a settled charge).
       </p>
+      {changed && (
+        <p class="notice" role="status" id="task-changed">
+          {changed}
+        </p>
+      )}
       {data.items.length === 0 ? (
         <EmptyState
           lead="No tasks yet, so nothing has a budget to spend."
@@ -52,6 +62,7 @@ export function SpendPage() {
                   <th>Budget</th>
                   <th>Reserved</th>
                   <th>Remaining</th>
+                  {admin && <th>Change</th>}
                 </tr>
               </thead>
               <tbody>
@@ -64,6 +75,17 @@ export function SpendPage() {
                     <td class="num">{usd(t.budget_usd)}</td>
                     <td class="num">{usd(t.reserved_usd)}</td>
                     <td class="num">{usd(t.remaining_usd)}</td>
+                    {admin && (
+                      <td class="actions">
+                        <TaskActions
+                          task={t}
+                          onChanged={(m) => {
+                            setChanged(m);
+                            reload();
+                          }}
+                        />
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>

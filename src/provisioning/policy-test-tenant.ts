@@ -1,6 +1,7 @@
 /**
- * What `svc policy test --tenant T` takes from the data dir for what a suite does not name:
- * the tenant's actors, capabilities, approval tier and stored policy. Only reads.
+ * What `svc policy test --tenant T` and the console's test run take from the store for what a
+ * suite does not name: the tenant's actors, capabilities, approval tier and stored policy.
+ * Only reads.
  */
 import { SvcError } from '../core/errors.js';
 import type { Registrations } from '../policy/policy-test-run.js';
