@@ -314,7 +314,7 @@ describe('console task, notification and policy administration in chromium (buil
 
   it('gives an approver no control, and the server refuses him, a write without the CSRF token and one without a session', async () => {
     await signIn(tokens.bob!, '#/spend', 'Spend');
-    await page.locator('table tbody tr, p.empty').first().waitFor();
+    await page.locator('table tbody tr, .empty-state').first().waitFor();
     expect(await page.locator('button.change-task').count()).toBe(0);
     const asBob = await write('/api/tasks/q3-cleanup/budget', { budget_usd: 500 }, true);
     expect(asBob).toMatchObject({ status: 403, body: { reason: 'this route needs the administrator role' } });

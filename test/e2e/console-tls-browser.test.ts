@@ -77,7 +77,7 @@ describe('the console in chromium with an operator certificate from a private CA
       await page.goto(consoleProc.url);
       await page.locator('#token').fill(adminToken);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+      await page.getByRole('heading', { name: 'Overview' }).waitFor();
       expect(await browser.context.cookies(consoleProc.url)).toEqual([
         expect.objectContaining({ name: '__Host-svc_session', secure: true }),
       ]);

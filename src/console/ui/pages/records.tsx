@@ -239,7 +239,7 @@ export function RecordsPage() {
                   <td class="when">
                     <When iso={r.occurred_at} />
                   </td>
-                  <td>{kindLabel(r.kind)}</td>
+                  <td class="kind">{kindLabel(r.kind)}</td>
                   <td class="intent">
                     {r.intent ?? (
                       <span class="muted">{r.action ? `${r.action} ${r.capability}` : 'none'}</span>
