@@ -18,7 +18,7 @@
  *   engine's request validation, which the key does not model, decides those).
  * Bounded: least recently used entries go first.
  */
-import type { CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { CedarValueJson } from './cedar-engine.js';
 import { regionOf } from './long-intervals.js';
 import { analysePolicyReads } from './policy-reads.js';
 import type { PolicyReads, ReadAnalysis } from './policy-reads.js';

@@ -8,8 +8,8 @@
  * - a request the engine cannot take exactly (an unknown verb, an amount beyond what the
  *   JavaScript boundary carries exactly, a malformed value) denies instead of being rounded.
  */
-import { statefulIsAuthorized } from '@cedar-policy/cedar-wasm/nodejs';
-import type { AuthorizationAnswer, CedarValueJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { statefulIsAuthorized } from './cedar-engine.js';
+import type { AuthorizationAnswer, CedarValueJson } from './cedar-engine.js';
 import type { ActorKind } from '../core/actor.js';
 import type { Micros } from '../core/money.js';
 import { cacheOf, wellTyped } from './authorization-cache.js';

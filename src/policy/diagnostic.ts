@@ -3,7 +3,7 @@
  * offsets into the policy text; operators need a line and a column, and a policy with a
  * non-ASCII `@reason` must not shift every later error.
  */
-import type { DetailedError } from '@cedar-policy/cedar-wasm/nodejs';
+import type { DetailedError } from './cedar-engine.js';
 
 export interface PolicyDiagnostic {
   message: string;

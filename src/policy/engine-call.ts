@@ -19,7 +19,7 @@
  * error); anything else is evaluated again in the full form, so refusals and their
  * diagnostics are the full form's, word for word.
  */
-import type { CedarValueJson, StatefulAuthorizationCall } from '@cedar-policy/cedar-wasm/nodejs';
+import type { CedarValueJson, StatefulAuthorizationCall } from './cedar-engine.js';
 import type { EngineInput } from './authorization-cache.js';
 import { analysePolicyReads, type PolicyReads } from './policy-reads.js';
 import type { CompiledPolicySet } from './policy-set.js';

@@ -16,7 +16,7 @@
  * cache can key them by interval (long-intervals.ts says why that is sound). One use of any
  * other kind anywhere in the set keeps the attribute keyed by its exact value.
  */
-import { policySetTextToParts, policyToJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { policySetTextToParts, policyToJson } from './cedar-engine.js';
 import { longLiteral, sortedConstants } from './long-intervals.js';
 
 export interface PolicyReads {

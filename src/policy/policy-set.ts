@@ -9,7 +9,7 @@
  * text compiled in this process stays cached; policy texts change at operator pace, which
  * keeps that small.
  */
-import { preparsePolicySet, preparseSchema } from '@cedar-policy/cedar-wasm/nodejs';
+import { preparsePolicySet, preparseSchema } from './cedar-engine.js';
 import { SvcError } from '../core/errors.js';
 import { formatDiagnostic } from './diagnostic.js';
 import type { PolicyDiagnostic } from './diagnostic.js';

@@ -7,7 +7,7 @@
  * source text, ordered by that id as a string (`policy10` before `policy2`), so the ids are
  * re-derived the same way rather than assumed to follow the array index.
  */
-import { policySetTextToParts, policyToJson } from '@cedar-policy/cedar-wasm/nodejs';
+import { policySetTextToParts, policyToJson } from './cedar-engine.js';
 
 export interface PolicyEntry {
   /** The engine's id: `policy<N>`, N counted from 0 in source order. */

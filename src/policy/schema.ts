@@ -22,7 +22,7 @@
  * Cedar has no string enums, so the closed string sets above are kept by the adapter,
  * which builds every request from typed values.
  */
-import type { SchemaJson } from '@cedar-policy/cedar-wasm/nodejs';
+import type { SchemaJson } from './cedar-engine.js';
 import { createHash } from 'node:crypto';
 import { invalidField } from '../core/errors.js';
 

@@ -4,8 +4,8 @@
  * optional attribute without testing for it, or compares values of different types, which
  * are exactly the policies that would otherwise error (and be skipped) at decision time.
  */
-import { validate } from '@cedar-policy/cedar-wasm/nodejs';
-import type { DetailedError, ValidationError } from '@cedar-policy/cedar-wasm/nodejs';
+import { validate } from './cedar-engine.js';
+import type { DetailedError, ValidationError } from './cedar-engine.js';
 import { positionOfIndex, toDiagnostics } from './diagnostic.js';
 import type { PolicyDiagnostic, Position } from './diagnostic.js';
 import { readPolicySource } from './policy-source.js';

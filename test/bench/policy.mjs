@@ -15,7 +15,7 @@ const { authorizationCacheStats } = await import(dist('src/policy/authorization-
 const { fullCall, leanCall } = await import(dist('src/policy/engine-call.js'));
 const { EXAMPLE_POLICY } = await import(dist('src/policy/example-policy.js'));
 const { compilePolicySet } = await import(dist('src/policy/policy-set.js'));
-const { statefulIsAuthorized } = await import('@cedar-policy/cedar-wasm/nodejs');
+const { statefulIsAuthorized } = await import(dist('src/policy/cedar-engine.js'));
 
 const request = {
   tenantId: 'default',

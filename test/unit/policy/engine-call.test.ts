@@ -1,4 +1,4 @@
-import { statefulIsAuthorized, type AuthorizationAnswer } from '@cedar-policy/cedar-wasm/nodejs';
+import { statefulIsAuthorized, type AuthorizationAnswer } from '../../../src/policy/cedar-engine.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { engineRequest, type PolicyRequest } from '../../../src/policy/authorization.js';
