@@ -116,7 +116,7 @@ export function peopleRoutes(deps: ConsoleDeps): AnyRoute[] {
       handler: async ({ caller, params }) => {
         requireReader(caller);
         const person = (await people(caller.tenantId)).find((p) => p.actor_id === params.id);
-        if (!person) throw new SvcError('not_found', `no actor ${params.id} in this tenant`);
+        if (!person) throw new SvcError('not_found', 'no such actor in this tenant');
         const page = await deps.store.entitlements.list(
           caller.actor,
           { limit: 200 },

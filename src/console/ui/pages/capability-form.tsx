@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Field, Outcome, useWrite } from './admin-form.js';
 
 /** A capability as `/api/capabilities` lists it. */
@@ -69,9 +69,14 @@ function draftOf(c: CapabilityRow): Draft {
  * `svc capability register` are, so a field left empty is cleared.
  */
 export function CapabilityForm({ editing, onSaved }: { editing: CapabilityRow | null; onSaved: () => void }) {
-  const [d, setD] = useState<Draft>(BLANK);
+  const [d, setD] = useState<Draft>(() => (editing ? draftOf(editing) : BLANK));
   const { state, send, reset } = useWrite();
+  // Only a change of what is edited resets the form: the first render already shows it, and
+  // a reset after mount would wipe what was typed before the effect ran.
+  const shown = useRef(editing);
   useEffect(() => {
+    if (shown.current === editing) return;
+    shown.current = editing;
     setD(editing ? draftOf(editing) : BLANK);
     reset();
     if (editing) document.getElementById('capability-form')?.scrollIntoView({ block: 'nearest' });
