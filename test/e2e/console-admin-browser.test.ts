@@ -1,6 +1,5 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -16,6 +15,7 @@ import {
 import { ROOT, runJson } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const OPEN = '@id("everyone-reads")\npermit (principal, action == Action::"read", resource);\n';
@@ -31,7 +31,6 @@ cases:
     expect: allowed
 `;
 const SNAPSHOTS = join(ROOT, 'test', 'snapshots', 'console');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * The Spend, Notifications and Policies pages' administration in a real browser against the
@@ -78,29 +77,8 @@ describe('console task, notification and policy administration in chromium (buil
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: heading, exact: true }).waitFor();
   };
-  /** axe-core over the whole page: serious and critical violations, by rule and target. */
-  const axe = async (): Promise<string[]> => {
-    // Evaluated through the DevTools protocol, not as a <script>: the console's CSP rightly refuses inline script.
-    if (!(await page.evaluate("'axe' in window"))) await page.evaluate(axeSource);
-    return page.evaluate(async () => {
-      const g = globalThis as unknown as {
-        axe: { run: (c: unknown) => Promise<AxeResult> };
-        document: unknown;
-      };
-      const r = await g.axe.run(g.document);
-      // The shared palette's `.dim` text and the sidebar's active link miss 4.5:1 on the default
-      // theme: rules of the layout (the layout part of issue 30 fixes them), not of these pages.
-      const layout = (target: string) => /\.dim$|\.active$/.test(target);
-      return r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => ({
-          ...v,
-          nodes: v.nodes.filter((n) => !(v.id === 'color-contrast' && layout(n.target.join(' ')))),
-        }))
-        .filter((v) => v.nodes.length > 0)
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
-  };
+  /** axe-core over the whole page: serious and critical violations. */
+  const axe = () => axeViolations(page);
   /** Screenshots at 1400 and 800 px wide; the committed ones are written only on purpose. */
   const shots = async (name: string) => {
     for (const width of [1400, 800]) {
@@ -341,7 +319,3 @@ describe('console task, notification and policy administration in chromium (buil
     expect(pageErrors).toEqual([]);
   });
 });
-
-interface AxeResult {
-  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-}

@@ -1,5 +1,4 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,10 +16,10 @@ import { ROOT, runJson, runSvc, startDaemonProcess, type DaemonProcess } from '.
 import { call } from '../helpers/https.js';
 import { capability, register } from '../helpers/registry.js';
 import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const SNAPSHOTS = join(ROOT, 'test', 'snapshots', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * The Overview (the landing page), Records and the approval history in a real browser against
@@ -71,19 +70,8 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     }
     await page.setViewportSize({ width: 1400, height: 900 });
   };
-  /**
-   * axe-core in the page (evaluated, not a script tag: the CSP allows no inline script), over
-   * the page's own content; the shell around it (header, navigation) is another part's.
-   */
-  const noSeriousViolations = async () => {
-    await page.evaluate(AXE);
-    // a string, evaluated in the page: the test's own types know no `window`
-    const found =
-      (await page.evaluate(`axe.run(document.querySelector('main.content')).then((r) => r.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
-    expect(found).toEqual([]);
-  };
+  /** axe-core over the whole page: no serious or critical violation. */
+  const noSeriousViolations = async () => expect(await axeViolations(page)).toEqual([]);
   const signIn = async (token: string, hash = '') => {
     await page.goto(`${consoleProc.url}/${hash}`);
     await page.locator('#token, #sign-out').first().waitFor();

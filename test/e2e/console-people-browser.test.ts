@@ -1,5 +1,4 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +12,9 @@ import {
 import { ROOT, runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = join(ROOT, 'test', 'snapshots', 'console');
 
 /**
@@ -45,17 +44,8 @@ describe('console people administration in chromium (built binary, TLS)', () => 
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#sign-out').waitFor();
   };
-  /**
-   * Serious or critical axe-core findings in the page's content as it is now (evaluated, not
-   * injected: the CSP stays). The shell around it (header, navigation) is c3's to check.
-   */
-  const axe = async () => {
-    if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE);
-    const found = (await page.evaluate(
-      `window.axe.run({ include: [['main.content']] }, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
-    )) as { id: string; impact: string; nodes: string[] }[];
-    return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  };
+  /** Serious or critical axe-core findings over the whole page as it is now. */
+  const axe = () => axeViolations(page);
   /**
    * The window at 1400 and 800 px: written to test/artifacts/console on every run, to the
    * committed test/snapshots/console/<name>-<width>.png only with SVC_UPDATE_SNAPSHOTS=1; a

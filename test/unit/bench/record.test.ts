@@ -6,14 +6,15 @@ import { ROOT } from '../../helpers/cli.js';
 import { tmpDir } from '../../helpers/tmp.js';
 
 // Lines in the exact format test/bench/run.mjs prints: the startup line from a real run, the
-// others with the figures of the 2026-11-24 runs the README used to quote.
+// others with the figures of the 2026-11-24 runs the README used to quote, and the policy and
+// compare lines of the 2026-11-27 run.
 const SAMPLE = readFileSync(join(ROOT, 'test/bench/samples/run-output.txt'), 'utf8');
 
 describe('the bench recorder', () => {
   it("keeps each section's ratio from the output, and nothing for a section the run skipped", () => {
     expect(parseBench(SAMPLE)).toEqual({
       startup: '1.17x',
-      compare: '1.27 Cerbos; 0.14 bare',
+      compare: 'repeat 1.08, fresh 1.00 Cerbos; 0.12 bare',
       auth: '0.20 bare',
       'auth-timing': 'gap 0.7 us',
       notify: '0.337 without; drain 0.93 of limit',
@@ -22,11 +23,13 @@ describe('the bench recorder', () => {
       evidence: 'export 2.3x; verify 8.7x',
       proofs: 'p50 0.12 / 0.08 ms',
       lists: '5,000: 1.15x; 20,000: 1.21x',
-      policy: 'cache 59x faster',
+      policy: 'miss 73.4 us (1.66x faster)',
     });
     expect(parseBench(SAMPLE.split('\n')[0]!)).toEqual({ startup: '1.17x' });
     expect(
-      parseBench('Cerbos: not run: offline\n  ratio svc/Cerbos n/a (target 1.2); svc/bare 0.15 (0.13-0.16)'),
+      parseBench(
+        '  Cerbos: not run: offline\n  ratio svc/bare: repeat 0.15 (0.13-0.16), fresh 0.14 (0.13-0.15), fresh with the engine every time 0.13 (0.12-0.14)',
+      ),
     ).toEqual({
       compare: 'n/a Cerbos; 0.15 bare',
     });
@@ -78,7 +81,7 @@ describe('the bench recorder', () => {
         .filter((l) => l.startsWith('|'));
       expect(rows).toHaveLength(rowsBefore.length + 1);
       expect(rows.at(-1)).toMatch(
-        /^\| 2026-11-26 23:40 UTC +\| [0-9a-f]{7}(-dirty)? +\| \d+ × .+\| 1\.17x +\| 1\.27 Cerbos; 0\.14 bare/,
+        /^\| 2026-11-26 23:40 UTC +\| [0-9a-f]{7}(-dirty)? +\| \d+ × .+\| 1\.17x +\| repeat 1\.08, fresh 1\.00 Cerbos; 0\.12 bare/,
       );
       // everything outside the table is left as it was
       expect(after.slice(0, after.indexOf(START))).toBe(before.slice(0, before.indexOf(START)));
