@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -6,15 +6,15 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ARTIFACTS,
   launchChromium,
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
-import { ROOT, runJson } from '../helpers/cli.js';
+import { runJson } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
-import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { pageShots } from '../helpers/console-shots.js';
 import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -30,7 +30,6 @@ cases:
     action: read
     expect: allowed
 `;
-const SNAPSHOTS = join(ROOT, 'test', 'snapshots', 'console');
 
 /**
  * The Spend, Notifications and Policies pages' administration in a real browser against the
@@ -79,21 +78,8 @@ describe('console task, notification and policy administration in chromium (buil
   };
   /** axe-core over the whole page: serious and critical violations. */
   const axe = () => axeViolations(page);
-  /** Screenshots at 1400 and 800 px wide; the committed ones are written only on purpose. */
-  const shots = async (name: string) => {
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      const path = join(ARTIFACTS, `${name}-${width}.png`);
-      await page.screenshot({ path, fullPage: true });
-      const committed = join(SNAPSHOTS, `${name}-${width}.png`);
-      if (UPDATE_SNAPSHOTS) {
-        mkdirSync(SNAPSHOTS, { recursive: true });
-        copyFileSync(path, committed);
-      }
-      expect(existsSync(committed), `${committed}: SVC_UPDATE_SNAPSHOTS=1 writes it`).toBe(true);
-    }
-    await page.setViewportSize({ width: 1400, height: 900 });
-  };
+  /** The committed screenshots at 1400 and 800 px, each checked like `expectAccessible`. */
+  const shots = (name: string) => pageShots(page, name);
   /** A console write from the page's own origin, with or without its session's CSRF token. */
   const write = (url: string, body: unknown, csrf: boolean) =>
     page.evaluate(
@@ -128,11 +114,7 @@ describe('console task, notification and policy administration in chromium (buil
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
     await page.setViewportSize({ width: 1400, height: 900 });
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

@@ -16,6 +16,7 @@ import {
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { expectAccessible, NARROW, pageShots, PHONE, snapshot, WIDE } from '../helpers/console-shots.js';
@@ -190,11 +191,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
     await page.setViewportSize(WIDE);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

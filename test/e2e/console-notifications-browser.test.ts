@@ -10,6 +10,7 @@ import {
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { expectAccessible, pageShots, PHONE, snapshot, WIDE } from '../helpers/console-shots.js';
@@ -200,11 +201,7 @@ describe('console notifications page and approval links in chromium (built binar
     consoleProc = await startConsoleProcess([], env);
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

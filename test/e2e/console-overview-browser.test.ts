@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,20 +6,18 @@ import { addActor } from '../../src/provisioning/actor.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import {
-  ARTIFACTS,
   launchChromium,
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
-import { ROOT, runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
 import { capability, register } from '../helpers/registry.js';
-import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { pageShots, snapshot, WIDE } from '../helpers/console-shots.js';
 import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
-
-const SNAPSHOTS = join(ROOT, 'test', 'snapshots', 'console');
 
 /**
  * The Overview (the landing page), Records and the approval history in a real browser against
@@ -50,26 +48,9 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
       headers: { authorization: `Bearer ${tokens.bot}` },
       body: { tenant_id: 'acme', actor_id: 'bot', action: 'read', capability: 'crm.read', ...body },
     });
-  /** A screenshot in test/artifacts; committed under test/snapshots/console only with SVC_UPDATE_SNAPSHOTS=1. */
-  const shot = async (name: string) => {
-    const path = join(ARTIFACTS, `${name}.png`);
-    await page.screenshot({ path, fullPage: false });
-    const committed = join(SNAPSHOTS, `${name}.png`);
-    if (UPDATE_SNAPSHOTS) {
-      mkdirSync(SNAPSHOTS, { recursive: true });
-      copyFileSync(path, committed);
-    }
-    expect(existsSync(committed), `${committed}: create it with SVC_UPDATE_SNAPSHOTS=1 and commit it`).toBe(
-      true,
-    );
-  };
-  const atWidths = async (name: string) => {
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await shot(`${name}-${width}`);
-    }
-    await page.setViewportSize({ width: 1400, height: 900 });
-  };
+  /** The committed screenshots at 1400 and 800 px, each checked like `expectAccessible`. */
+  const atWidths = (name: string) => pageShots(page, name);
+  const shot = (name: string) => snapshot(page, name, WIDE);
   /** axe-core over the whole page: no serious or critical violation. */
   const noSeriousViolations = async () => expect(await axeViolations(page)).toEqual([]);
   const signIn = async (token: string, hash = '') => {
@@ -163,11 +144,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
     await page.setViewportSize({ width: 1400, height: 900 });
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,14 +8,13 @@ import {
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
-import { ROOT, runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { call } from '../helpers/https.js';
-import { UPDATE_SNAPSHOTS } from '../helpers/snapshot-file.js';
+import { pageShots } from '../helpers/console-shots.js';
 import { axeViolations } from '../helpers/axe.js';
 import { tmpDir } from '../helpers/tmp.js';
-
-const SHOTS = join(ROOT, 'test', 'snapshots', 'console');
 
 /**
  * The People and Capabilities administration in a real browser: the built binary serves the
@@ -46,27 +45,8 @@ describe('console people administration in chromium (built binary, TLS)', () => 
   };
   /** Serious or critical axe-core findings over the whole page as it is now. */
   const axe = () => axeViolations(page);
-  /**
-   * The window at 1400 and 800 px: written to test/artifacts/console on every run, to the
-   * committed test/snapshots/console/<name>-<width>.png only with SVC_UPDATE_SNAPSHOTS=1; a
-   * normal run checks the committed one is there at that size.
-   */
-  const snapshots = async (name: string) => {
-    for (const width of [1400, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.evaluate('window.scrollTo(0, 0)');
-      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      const artifact = join(ARTIFACTS, `${name}-${width}.png`);
-      await page.screenshot({ path: artifact });
-      const committed = join(SHOTS, `${name}-${width}.png`);
-      if (UPDATE_SNAPSHOTS) copyFileSync(artifact, committed);
-      expect(existsSync(committed), `${committed}: take it with SVC_UPDATE_SNAPSHOTS=1`).toBe(true);
-      const png = readFileSync(committed);
-      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([width, 900]);
-      expect(await axe(), `${name} at ${width} px`).toEqual([]);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  };
+  /** The committed screenshots at 1400 and 800 px, each checked like `expectAccessible`. */
+  const snapshots = (name: string) => pageShots(page, name);
   /** The page's own POST with its session, optionally without the CSRF token. */
   const postFromPage = (url: string, body: unknown, csrf: boolean) =>
     page.evaluate(
@@ -150,11 +130,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
       origin: consoleProc.url,
     });
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   }, 120_000);
 
   afterAll(async () => {

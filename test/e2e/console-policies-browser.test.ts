@@ -8,6 +8,7 @@ import {
   spkiPin,
   startConsoleProcess,
   type ConsoleProcess,
+  watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { expectAccessible, pageShots } from '../helpers/console-shots.js';
@@ -85,11 +86,7 @@ describe('console policies page in chromium (built binary, TLS)', () => {
     consoleProc = await startConsoleProcess([], env);
     browser = await launchChromium(spkiPin(readFileSync(init.ca_cert)));
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {
@@ -300,11 +297,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     consoleProc = await startConsoleProcess([], env);
     browser = await launchChromium(spkiPin(ca));
     page = await browser.context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
-        pageErrors.push(msg.text());
-    });
+    watchPageErrors(page, pageErrors);
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { BIN, ROOT } from './cli.js';
 import { tmpDir } from './tmp.js';
 
@@ -99,3 +99,12 @@ export function startConsoleProcess(
 }
 
 export const readText = (path: string) => readFileSync(path, 'utf8');
+
+/** Collects the page's script errors and Content-Security-Policy refusals into `errors`: a test ends expecting none. */
+export function watchPageErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
+      errors.push(msg.text());
+  });
+}

@@ -127,3 +127,24 @@ export function Confirm({
     </div>
   );
 }
+
+/** A row's Revoke button in its table's actions column; `show` false leaves the cell empty. */
+export function RevokeCell({
+  show,
+  label,
+  onRevoke,
+}: {
+  show: boolean;
+  label: string;
+  onRevoke: () => void;
+}) {
+  return (
+    <td class="actions">
+      {show && (
+        <button class="danger" onClick={onRevoke} aria-label={label}>
+          Revoke
+        </button>
+      )}
+    </td>
+  );
+}

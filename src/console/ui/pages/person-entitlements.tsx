@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Confirm, Outcome, useWrite } from './admin-form.js';
+import { Confirm, Outcome, RevokeCell, useWrite } from './admin-form.js';
 import { Id, When } from './common.js';
 import type { Entitlement, Person } from './person-view.js';
 
@@ -66,17 +66,11 @@ export function PersonEntitlements({
                   </td>
                   <td>{e.revoked_at ? <When iso={e.revoked_at} /> : '–'}</td>
                   {mayRevoke && (
-                    <td class="actions">
-                      {e.status === 'active' && (
-                        <button
-                          class="danger"
-                          onClick={() => setRevoking(e)}
-                          aria-label={`revoke entitlement on ${e.capability}`}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
+                    <RevokeCell
+                      show={e.status === 'active'}
+                      label={`revoke entitlement on ${e.capability}`}
+                      onRevoke={() => setRevoking(e)}
+                    />
                   )}
                 </tr>
               ))}

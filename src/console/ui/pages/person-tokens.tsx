@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Confirm, Field, Outcome, useWrite } from './admin-form.js';
+import { Confirm, Field, Outcome, RevokeCell, useWrite } from './admin-form.js';
 import { Id, When } from './common.js';
 import type { Person, TokenRow } from './person-view.js';
 
@@ -105,17 +105,11 @@ export function PersonTokens({
                   </td>
                   <td>{t.revoked_at ? <When iso={t.revoked_at} /> : '–'}</td>
                   {admin && (
-                    <td class="actions">
-                      {t.state === 'active' && (
-                        <button
-                          class="danger"
-                          onClick={() => setRevoking(t)}
-                          aria-label={`revoke token ${t.token_id}`}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
+                    <RevokeCell
+                      show={t.state === 'active'}
+                      label={`revoke token ${t.token_id}`}
+                      onRevoke={() => setRevoking(t)}
+                    />
                   )}
                 </tr>
               ))}

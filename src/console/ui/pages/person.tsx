@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
-import { Confirm, Field, Outcome, useWrite } from './admin-form.js';
+import { Confirm, Field, Outcome, RevokeCell, useWrite } from './admin-form.js';
 import { Id, Loading, useJson, When } from './common.js';
 import { PersonEntitlements } from './person-entitlements.js';
 import type { Entitlement, Person } from './person-view.js';
@@ -140,15 +140,11 @@ function Permissions({ person, admin, onChange }: { person: Person; admin: boole
                     <When iso={p.granted_at} />
                   </td>
                   {admin && (
-                    <td class="actions">
-                      <button
-                        class="danger"
-                        onClick={() => setRevoking(p.capability)}
-                        aria-label={`revoke ${p.capability}`}
-                      >
-                        Revoke
-                      </button>
-                    </td>
+                    <RevokeCell
+                      show
+                      label={`revoke ${p.capability}`}
+                      onRevoke={() => setRevoking(p.capability)}
+                    />
                   )}
                 </tr>
               ))}

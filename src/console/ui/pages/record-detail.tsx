@@ -1,38 +1,11 @@
 import type { ComponentChildren } from 'preact';
+import type { PublishedReceipt } from '../../../core/receipt.js';
 import { useEffect, useRef } from 'preact/hooks';
 import { Id, usd, When } from './common.js';
 import { kindLabel, tone, words } from './record-words.js';
 
-/** A receipt as /api/records publishes it. */
-export interface Receipt {
-  receipt_id: string;
-  sequence: number;
-  kind: string;
-  intent_id: string;
-  task_id: string | null;
-  actor_id: string;
-  capability: string;
-  action: string | null;
-  intent: string | null;
-  effect_key_step: string | null;
-  outcome: string;
-  allowed: boolean;
-  code: string | null;
-  reason: string | null;
-  remedy: string | null;
-  amount_usd: number;
-  grant_id: string | null;
-  approval_id: string | null;
-  effect: Record<string, unknown> | null;
-  effect_id: string | null;
-  observed: boolean;
-  occurred_at: string;
-  linked_at: string;
-  record_hash: string;
-  leaf: string;
-  redacted: boolean;
-  policy_version: number | null;
-}
+/** A receipt as /api/records publishes it: the published projection of core/receipt.ts. */
+export type Receipt = PublishedReceipt;
 
 const link = (hash: string, text: ComponentChildren) => <a href={hash}>{text}</a>;
 const recordsOf = (key: string, value: string) =>
