@@ -140,6 +140,11 @@ describe('console task, notification and policy administration (app.inject, real
           expect(r.status).toBe(403);
           expect(r.body.reason).toBe('this route needs the administrator role');
         }
+        // The role is checked before the body is read: a non-administrator learns nothing
+        // of what the route would accept.
+        const bob = await c.signIn(tokens.bob);
+        const junk = await post(bob, url, { not_a_field: true });
+        expect(junk.status).toBe(403);
         // Nothing changed: the task is open at its budget, no destination, policy version 1.
         expect((await f.store.tasks.get('acme', 't1'))?.status).toBe('active');
         expect((await f.store.tasks.get('acme', 't1'))?.budgetMicros).toBe(100_000_000n);

@@ -123,8 +123,8 @@ export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...admin,
         409: { description: 'a destination of that id exists', schema: ErrorBodySchema },
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, body }) => {
-        requireHuman(caller, 'administrator');
         const dir = dataDirOf(deps);
         const remind =
           body.remind_after === undefined
@@ -178,8 +178,8 @@ export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...admin,
         ...missing,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, params }) => {
-        requireHuman(caller, 'administrator');
         return removeDestination(deps.store, { tenantId: caller.tenantId, id: params.id }).catch(renamed);
       },
     }),
@@ -210,8 +210,8 @@ export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...admin,
         ...missing,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, params, body }) => {
-        requireHuman(caller, 'administrator');
         return rotateDestinationSecret(dataDirOf(deps), deps.store, {
           tenantId: caller.tenantId,
           id: params.id,
@@ -246,8 +246,8 @@ export function notificationDestinationRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...admin,
         ...missing,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, params }) => {
-        requireHuman(caller, 'administrator');
         return testDestination(dataDirOf(deps), deps.store, {
           tenantId: caller.tenantId,
           destinationId: params.id,

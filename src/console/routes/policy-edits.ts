@@ -218,8 +218,8 @@ export function policyEditRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...invalid,
         ...admin,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, body }) => {
-        requireHuman(caller, 'administrator');
         return setPolicy(deps.store, {
           tenantId: caller.tenantId,
           text: body.text,
@@ -253,8 +253,8 @@ export function policyEditRoutes(deps: ConsoleDeps): AnyRoute[] {
         ...invalid,
         ...admin,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, body }) => {
-        requireHuman(caller, 'administrator');
         return setShadowPolicy(deps.store, {
           tenantId: caller.tenantId,
           text: body.text,
@@ -281,8 +281,8 @@ export function policyEditRoutes(deps: ConsoleDeps): AnyRoute[] {
         404: { description: 'no shadow is set', schema: ErrorBodySchema },
         409: { description: 'the shadow was replaced since the page showed it', schema: ErrorBodySchema },
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, body }) => {
-        requireHuman(caller, 'administrator');
         return promoteShadow(deps.store, {
           tenantId: caller.tenantId,
           candidateId: body.candidate_id,
@@ -307,8 +307,8 @@ export function policyEditRoutes(deps: ConsoleDeps): AnyRoute[] {
         },
         ...admin,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller }) => {
-        requireHuman(caller, 'administrator');
         return clearShadowPolicy(deps.store, caller.tenantId);
       },
     }),

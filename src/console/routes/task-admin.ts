@@ -61,8 +61,8 @@ export function taskAdminRoutes(deps: ConsoleDeps): AnyRoute[] {
         400: { description: 'a task id that is not one', schema: ErrorBodySchema },
         ...refusals,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, params }) => {
-        requireHuman(caller, 'administrator');
         return closeTask(deps.store, { tenantId: caller.tenantId, id: params.id, now: deps.clock() });
       },
     }),
@@ -83,8 +83,8 @@ export function taskAdminRoutes(deps: ConsoleDeps): AnyRoute[] {
         400: { description: 'an amount that is not one, the field named', schema: ErrorBodySchema },
         ...refusals,
       },
+      beforeBody: (caller) => requireHuman(caller, 'administrator'),
       handler: async ({ caller, params, body }) => {
-        requireHuman(caller, 'administrator');
         return setTaskBudget(deps.store, {
           tenantId: caller.tenantId,
           id: params.id,
