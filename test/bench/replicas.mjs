@@ -3,7 +3,10 @@
 // Every reply waits for its durable commit (PostgreSQL COMMIT with fsync on; SQLite
 // synchronous=FULL). The load is spread evenly over the replicas with the same total
 // number of connections in every configuration. Two scenarios: every request for one
-// tenant, and requests spread over BENCH_TENANTS tenants (default 32) in turn. Beside the
+// tenant, and requests spread over BENCH_TENANTS tenants (default 32) in turn; then one tenant
+// again on SQLite and one replica with four times the connections, since a replica's rate for
+// one tenant is set by how many requests wait while its batch holds the tenant's lock (the
+// batch period), where SQLite's is set by its CPU (docs/postgres.md). Beside the
 // rates: CPU per decision of each daemon and of the database server (from /proc, when the
 // bench started the server), and statements and commits per decision (pg_stat_statements,
 // pg_stat_database). BENCH_JSON=1 prints the figures as JSON too.
@@ -31,6 +34,8 @@ import pg from 'pg';
 import { bin, waitFor } from './harness.mjs';
 
 const CONNECTIONS = 48;
+/** The one-tenant scenario again with this many connections: what more waiting callers give each side. */
+const MANY_CONNECTIONS = 4 * CONNECTIONS;
 /** Tenants in the many-tenant scenario: enough that no one tenant's lock sets the pace. */
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 32);
 /** Provisioning commands run at once (each is a short CLI process). */
@@ -115,7 +120,7 @@ export function startDaemon(env) {
  * place modulo the number of daemons is i, as a load balancer routing by tenant would.
  * Decisions/s summed over the daemons.
  */
-export async function loadAll(urls, tenants, seconds, tag, affinity = false) {
+export async function loadAll(urls, tenants, seconds, tag, affinity = false, connections = CONNECTIONS) {
   let n = 0;
   const requestTo = (i, mine = affinity ? tenants.filter((_, k) => k % urls.length === i) : tenants) => ({
     method: 'POST',
@@ -139,7 +144,7 @@ export async function loadAll(urls, tenants, seconds, tag, affinity = false) {
     urls.map((url, i) =>
       autocannon({
         url: `${url}/v1/action`,
-        connections: Math.max(1, Math.floor(CONNECTIONS / urls.length)),
+        connections: Math.max(1, Math.floor(connections / urls.length)),
         duration: seconds,
         requests: [requestTo(i)],
       }),
@@ -217,18 +222,27 @@ async function serverCounts(url) {
   }
 }
 
-export async function measure(env, tenants, replicas, seconds, tag, server, affinity = false) {
+export async function measure(
+  env,
+  tenants,
+  replicas,
+  seconds,
+  tag,
+  server,
+  affinity = false,
+  connections = CONNECTIONS,
+) {
   const daemons = Array.from({ length: replicas }, (_, i) =>
     startDaemon({ ...env, SVC_REPLICA_ID: `bench-${i}` }),
   );
   try {
     const urls = await Promise.all(daemons.map((d) => d.url));
-    await loadAll(urls, tenants, 2, `${tag}-warm`, affinity);
+    await loadAll(urls, tenants, 2, `${tag}-warm`, affinity, connections);
     // pg_stat_database is updated when a backend reports, at most every PGSTAT_MIN_INTERVAL (1 s)
     const counts = server && env.SVC_STORE ? await settledCounts(env.SVC_STORE) : undefined;
     const dbCpu = serverCpu(server);
     const daemonCpu = daemons.map((d) => processCpu(d.child.pid));
-    const run = await loadAll(urls, tenants, seconds, tag, affinity);
+    const run = await loadAll(urls, tenants, seconds, tag, affinity, connections);
     const daemonUsed = daemons.map((d, i) => processCpu(d.child.pid) - daemonCpu[i]);
     const dbUsed = dbCpu === undefined ? undefined : serverCpu(server) - dbCpu;
     const after = counts ? await settledCounts(env.SVC_STORE) : undefined;
@@ -291,6 +305,34 @@ export async function replicasBench(seconds) {
         ),
       };
     }
+    // One tenant with many callers waiting: SQLite and one replica only.
+    const sqlite = await measure(
+      sqliteEnv,
+      sqliteTenants.slice(0, 1),
+      1,
+      seconds,
+      'sqlite-many',
+      undefined,
+      false,
+      MANY_CONNECTIONS,
+    );
+    const one = await measure(
+      pgEnv,
+      pgTenants.slice(0, 1),
+      1,
+      seconds,
+      'pg1-many',
+      server,
+      false,
+      MANY_CONNECTIONS,
+    );
+    scenarios[`one_tenant_${MANY_CONNECTIONS}_connections`] = {
+      connections: MANY_CONNECTIONS,
+      sqlite,
+      postgres: { 1: one },
+      ratio_to_sqlite: { 1: one.rps / sqlite.rps },
+      ratio_to_one_replica: { 1: 1 },
+    };
     return { connections: CONNECTIONS, tenants: TENANTS, ...scenarios };
   } finally {
     if (server?.stop) server.stop();
@@ -390,7 +432,7 @@ export function describe(r) {
   ];
   for (const [name, s] of Object.entries(r).filter(([, v]) => v?.sqlite)) {
     lines.push(
-      `  ${name.replace('_tenants_by_replica', ' tenants, each sent to one replica (routed by tenant)').replaceAll('_', ' ')}:`,
+      `  ${name.replace('_tenants_by_replica', ' tenants, each sent to one replica (routed by tenant)').replaceAll('_', ' ')}${s.connections ? '' : `, ${r.connections} connections`}:`,
     );
     lines.push(
       `    SQLite, one daemon: ${f(s.sqlite.rps)}/s, p50 ${s.sqlite.p50_ms} ms, p99 ${s.sqlite.p99_ms} ms, daemon CPU ${f(s.sqlite.replica_cpu_us[0])}`,
