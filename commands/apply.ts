@@ -1,4 +1,5 @@
 import { kekFlags } from '../src/cli/kek-flags.js';
+import { pkcs11Flags } from '../src/cli/pkcs11-flags.js';
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../src/cli/base-command.js';
 import { renderTable } from '../src/cli/table.js';
@@ -18,6 +19,7 @@ export default class Apply extends DataDirCommand {
     file: Flags.string({ char: 'f', summary: 'The deployment document.', required: true }),
     'dry-run': Flags.boolean({ summary: 'Check the document and report what would change; write nothing.' }),
     ...kekFlags,
+    ...pkcs11Flags,
   };
 
   async run(): Promise<ApplyResult> {

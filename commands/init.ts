@@ -1,8 +1,10 @@
 import { kekFlags } from '../src/cli/kek-flags.js';
+import { pkcs11Flags } from '../src/cli/pkcs11-flags.js';
 import { Flags } from '@oclif/core';
 import chalk from 'chalk';
 import { DataDirCommand, isInteractive } from '../src/cli/base-command.js';
 import { initDataDir, type InitResult } from '../src/provisioning/init.js';
+import type { DataDir } from '../src/store/data-dir.js';
 import { tenantFlag } from '../src/cli/tenant-flag.js';
 
 export default class Init extends DataDirCommand {
@@ -17,6 +19,7 @@ export default class Init extends DataDirCommand {
     admin: Flags.string({ summary: 'Id of the first human administrator (a slug).' }),
     yes: Flags.boolean({ char: 'y', summary: 'Accept the defaults for anything not given; never prompt.' }),
     ...kekFlags,
+    ...pkcs11Flags,
   };
 
   async run(): Promise<InitResult> {
@@ -40,16 +43,22 @@ export default class Init extends DataDirCommand {
       now: new Date(),
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       kek: dir.kek,
+      pkcs11: dir.pkcs11,
     });
     this.log(`${chalk.green('Initialised')} ${result.data_dir}`);
     this.log(`  tenant          ${result.tenant_id}`);
     this.log(`  administrator   ${result.admin_id}`);
-    this.log(
-      `  signing key     ${result.key_id}  ${result.public_key}${dir.kek.kekFile !== undefined ? ' (sealed in the database under --kek-file)' : ''}`,
-    );
+    this.log(`  signing key     ${result.key_id}  ${result.public_key}${keyPlace(dir)}`);
     this.log(`  TLS certificate ${result.ca_cert} (clients trust this file: SVC_CA_CERT)`);
     this.log('');
     this.log(`Administrator token (shown once, store it now):\n  ${chalk.bold(result.admin_token)}`);
     return result;
   }
+}
+
+/** Where the new key's private half went, when not a file in the data dir. */
+function keyPlace(dir: DataDir): string {
+  const token = dir.tokenSettings;
+  if (token) return ` (in the PKCS#11 token ${token.token}, not extractable)`;
+  return dir.kek.kekFile !== undefined ? ' (sealed in the database under --kek-file)' : '';
 }

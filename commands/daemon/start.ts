@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { kekConfigFlags } from '../../src/cli/kek-flags.js';
+import { pkcs11ConfigFlags } from '../../src/cli/pkcs11-flags.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { serverLimitFlags } from '../../src/cli/server-limit-flags.js';
 import { reloadSignal, stopSignals } from '../../src/cli/signals.js';
@@ -57,6 +58,7 @@ export default class DaemonStart extends DataDirCommand {
   static override flags = {
     ...configFlags,
     ...kekConfigFlags,
+    ...pkcs11ConfigFlags,
     listen: Flags.string({
       summary: 'Address to listen on (host:port; port 0 picks a free one).',
       default: '127.0.0.1:8090',
@@ -180,6 +182,7 @@ export default class DaemonStart extends DataDirCommand {
     const daemon = await startDaemon({
       dataDir: dir.root,
       kek: dir.kek,
+      pkcs11: dir.pkcs11,
       ...(dir.postgresUrl !== undefined ? { store: dir.postgresUrl } : {}),
       ...(flags['replica-id'] !== undefined ? { replicaId: flags['replica-id'] } : {}),
       listen: flags.listen,

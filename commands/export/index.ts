@@ -1,4 +1,5 @@
 import { kekFlags } from '../../src/cli/kek-flags.js';
+import { pkcs11Flags } from '../../src/cli/pkcs11-flags.js';
 import { Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
 import { DataDirCommand } from '../../src/cli/base-command.js';
@@ -22,6 +23,7 @@ export default class Export extends DataDirCommand {
     tenant: tenantFlag({ required: true }),
     out: Flags.string({ summary: 'Write the export to this file (default: stdout).' }),
     ...kekFlags,
+    ...pkcs11Flags,
   };
 
   async run(): Promise<ExportSummary & { file: string | null }> {

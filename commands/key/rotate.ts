@@ -1,4 +1,5 @@
 import { kekFlags } from '../../src/cli/kek-flags.js';
+import { pkcs11Flags } from '../../src/cli/pkcs11-flags.js';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { rotateKey, type KeyView } from '../../src/provisioning/signing-key.js';
 import { tenantFlag } from '../../src/cli/tenant-flag.js';
@@ -7,7 +8,7 @@ export default class KeyRotate extends DataDirCommand {
   static override summary =
     'Make a new journal signing key for a tenant; later heads use it, older ones keep their key id.';
   static override examples = ['<%= config.bin %> key rotate --tenant acme'];
-  static override flags = { tenant: tenantFlag({ required: true }), ...kekFlags };
+  static override flags = { tenant: tenantFlag({ required: true }), ...kekFlags, ...pkcs11Flags };
 
   async run(): Promise<KeyView> {
     const { flags } = await this.parse(KeyRotate);

@@ -1,4 +1,5 @@
 import { kekFlags } from '../../src/cli/kek-flags.js';
+import { pkcs11Flags } from '../../src/cli/pkcs11-flags.js';
 import { Flags } from '@oclif/core';
 import { DataDirCommand } from '../../src/cli/base-command.js';
 import { createTenant, type CreatedTenant } from '../../src/provisioning/tenant.js';
@@ -11,6 +12,7 @@ export default class TenantCreate extends DataDirCommand {
     id: Flags.string({ summary: 'Tenant id (a slug).', required: true }),
     admin: Flags.string({ summary: 'Also create this human administrator and print a token for it once.' }),
     ...kekFlags,
+    ...pkcs11Flags,
   };
 
   async run(): Promise<CreatedTenant> {

@@ -3,6 +3,7 @@ import chalk from 'chalk';
 import type { SvcError } from '../core/errors.js';
 import { DataDir, resolveDataDir } from '../store/data-dir.js';
 import { openStore } from '../store/open.js';
+import { pkcs11Choice } from './pkcs11-flags.js';
 import type { Store } from '../store/ports.js';
 import { asSvcError, exitCodeFor } from './exit-codes.js';
 import {
@@ -109,6 +110,9 @@ type StoreFlags = {
   store?: string | undefined;
   'kek-file'?: string | undefined;
   'previous-kek-file'?: string | undefined;
+  'pkcs11-module'?: string | undefined;
+  'pkcs11-token-label'?: string | undefined;
+  'pkcs11-pin-file'?: string | undefined;
 };
 
 /** Commands that provision on the data dir directly (the daemon may be running). */
@@ -118,10 +122,12 @@ export abstract class DataDirCommand extends SvcCommand {
   /** The data dir, and the store it works with: `--store`, else `$SVC_STORE`, else its SQLite file. */
   protected dataDir(flags: StoreFlags): DataDir {
     const root = resolveDataDir(flags['data-dir'], process.env, process.cwd());
-    return new DataDir(root, flags.store ?? process.env.SVC_STORE, {
-      kekFile: flags['kek-file'],
-      previousKekFile: flags['previous-kek-file'],
-    });
+    return new DataDir(
+      root,
+      flags.store ?? process.env.SVC_STORE,
+      { kekFile: flags['kek-file'], previousKekFile: flags['previous-kek-file'] },
+      pkcs11Choice(flags),
+    );
   }
 
   /**

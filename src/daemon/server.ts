@@ -18,8 +18,9 @@ import {
   selfSignedCertificate,
   writeDaemonAddress,
 } from '../store/daemon-address.js';
-import { DataDir, type KekChoice } from '../store/data-dir.js';
+import { DataDir, type KekChoice, type Pkcs11Choice } from '../store/data-dir.js';
 import { kekSetOf } from '../store/kek.js';
+import { openToken } from '../store/pkcs11-token.js';
 import { Keyring } from '../store/keyring.js';
 import type { Store } from '../store/ports.js';
 import { DAEMON_WAIT } from '../store/sqlite/write-lock.js';
@@ -57,6 +58,8 @@ export interface DaemonStartOptions {
   replicaId?: string;
   /** `--kek-file` and `--previous-kek-file`: the KEKs that open keys sealed in the database */
   kek?: KekChoice;
+  /** `--pkcs11-*`: the PKCS#11 token that holds signing keys */
+  pkcs11?: Pkcs11Choice;
   listen: string;
   allowInsecureHttp: boolean;
   tlsCert?: string;
@@ -127,9 +130,11 @@ const NO_POOL = { total: 0, idle: 0, waiting: 0 };
 export async function startDaemon(o: DaemonStartOptions): Promise<RunningDaemon> {
   avoidJsToWasmInliningCrash();
   const { host, port } = parseListenAddress(o.listen);
-  const dir = new DataDir(o.dataDir, o.store, o.kek);
-  // A bad KEK file stops the start before the store opens, naming its flag.
+  const dir = new DataDir(o.dataDir, o.store, o.kek, o.pkcs11);
+  // A bad KEK file, or a token that cannot be opened, stops the start before the store opens, naming its flag.
   kekSetOf(dir);
+  const token = dir.tokenSettings;
+  if (token) openToken(token);
   const tls = tlsChoice(dir, o);
   const https = tls ? tlsServerOptions(tls) : undefined;
   // A bad document stops the start, before anything opens, with every error and its line.

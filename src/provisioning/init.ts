@@ -2,8 +2,9 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { checkSlug } from '../core/ids.js';
 import { SvcError } from '../core/errors.js';
-import { DataDir, writeSecretFile, type KekChoice } from '../store/data-dir.js';
+import { DataDir, writeSecretFile, type KekChoice, type Pkcs11Choice } from '../store/data-dir.js';
 import { kekSetOf } from '../store/kek.js';
+import { openToken } from '../store/pkcs11-token.js';
 import { openStore } from '../store/open.js';
 import type { Store } from '../store/ports.js';
 import { redactUrl } from '../store/postgres/connection-url.js';
@@ -31,11 +32,20 @@ export interface InitResult {
  */
 export async function initDataDir(
   root: string,
-  opts: { tenantId: string; adminId: string; now: Date; store?: string; kek?: KekChoice },
+  opts: {
+    tenantId: string;
+    adminId: string;
+    now: Date;
+    store?: string;
+    kek?: KekChoice;
+    pkcs11?: Pkcs11Choice;
+  },
 ): Promise<InitResult> {
-  const dir = new DataDir(root, opts.store, opts.kek);
-  // An unreadable KEK file stops init before anything is written.
+  const dir = new DataDir(root, opts.store, opts.kek, opts.pkcs11);
+  // An unreadable KEK file, or a token that cannot be opened, stops init before anything is written.
   kekSetOf(dir);
+  const token = dir.tokenSettings;
+  if (token) openToken(token);
   if (dir.exists()) {
     throw new SvcError('already_exists', `${root} is already an svc data dir`, {
       remedy: 'use `svc tenant create` to add a tenant, or choose another --data-dir',

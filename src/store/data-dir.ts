@@ -23,6 +23,41 @@ export interface KekChoice {
   previousKekFile?: string | undefined;
 }
 
+/** Which PKCS#11 token holds the signing keys: all three or none (`--pkcs11-*`, `$SVC_PKCS11_*`). */
+export interface Pkcs11Choice {
+  /** the vendor's PKCS#11 library, such as /usr/lib/softhsm/libsofthsm2.so */
+  module?: string | undefined;
+  /** the token's label */
+  token?: string | undefined;
+  /** a file of mode 0600 holding the user PIN */
+  pinFile?: string | undefined;
+}
+
+/** The three settings, checked: given together or not at all. */
+export function pkcs11Settings(c: Pkcs11Choice): Required<Pkcs11Choice> | undefined {
+  const given = [c.module, c.token, c.pinFile].filter((v) => v !== undefined && v !== '');
+  if (given.length === 0) return undefined;
+  if (given.length < 3) {
+    const missing = (
+      [
+        ['pkcs11-module', c.module],
+        ['pkcs11-token-label', c.token],
+        ['pkcs11-pin-file', c.pinFile],
+      ] as const
+    ).find(([, v]) => v === undefined || v === '')![0];
+    throw new SvcError(
+      'usage',
+      `--${missing}: a PKCS#11 token needs its module, its label and its PIN file`,
+      {
+        field: missing,
+        remedy:
+          'pass --pkcs11-module, --pkcs11-token-label and --pkcs11-pin-file together (or $SVC_PKCS11_MODULE, $SVC_PKCS11_TOKEN_LABEL and $SVC_PKCS11_PIN_FILE)',
+      },
+    );
+  }
+  return c as Required<Pkcs11Choice>;
+}
+
 /** `--data-dir`, else `$SVC_HOME`, else `./.svc` (DESIGN.md). */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
   const chosen = flag ?? (env.SVC_HOME !== undefined && env.SVC_HOME !== '' ? env.SVC_HOME : '.svc');
@@ -44,7 +79,11 @@ export class DataDir {
     storeChoice?: string,
     /** the KEK files given (store/kek.ts reads them when a key is sealed or opened) */
     readonly kek: KekChoice = {},
+    /** the PKCS#11 token that holds signing keys, if any (store/pkcs11-token.ts) */
+    readonly pkcs11: Pkcs11Choice = {},
   ) {
+    // A half-given token is refused here, before anything is written.
+    pkcs11Settings(pkcs11);
     this.store = resolveStoreSpec(storeChoice, this.database);
     if ((kek.kekFile !== undefined || kek.previousKekFile !== undefined) && !this.onPostgres) {
       // Keys sealed in the database exist so replicas need no shared disk; on SQLite the data
@@ -58,6 +97,11 @@ export class DataDir {
         },
       );
     }
+  }
+
+  /** The PKCS#11 token's settings when one holds the signing keys (store/pkcs11-token.ts opens it). */
+  get tokenSettings(): Required<Pkcs11Choice> | undefined {
+    return pkcs11Settings(this.pkcs11);
   }
 
   get onPostgres(): boolean {

@@ -8,10 +8,12 @@ import type { HeadSigner } from './evidence-ports.js';
 import type { SigningKeyRecord, Store } from './ports.js';
 import { kekSetOf } from './kek.js';
 import type { SealedKeyRow } from './sealed-key-ports.js';
+import { openToken } from './pkcs11-token.js';
+import type { Ed25519Sign } from '../evidence/crypto-provider.js';
 
 export interface LoadedKey {
   record: SigningKeyRecord;
-  privateKey: KeyObject;
+  sign: Ed25519Sign;
 }
 
 /** Every tenant's signing keys, active and retired. */
@@ -30,22 +32,28 @@ export interface MintedKey {
 }
 
 /**
- * Journal signing keys: private halves live either in files (mode 0600) under the data dir
- * or, on PostgreSQL with a KEK (`--kek-file`), sealed in the database (kek.ts); public halves
- * and their status in the store. The private half is written before the row that names it,
- * so the store never points at a key that does not exist. A key sealed in the database is
- * only ever opened with its KEK: there is no fallback to a file or to anything weaker.
+ * Journal signing keys: private halves live in a PKCS#11 token (`--pkcs11-*`, generated
+ * there and never extractable), or in files (mode 0600) under the data dir, or, on
+ * PostgreSQL with a KEK (`--kek-file`), sealed in the database (kek.ts); public halves and
+ * their status in the store. The private half is made before the row that names it, so the
+ * store never points at a key that does not exist. A key sealed in the database is only ever
+ * opened with its KEK: there is no fallback to a file or to anything weaker.
  */
 export class Keyring {
-  private readonly cache = new Map<string, KeyObject>();
+  private readonly cache = new Map<string, Ed25519Sign>();
 
   constructor(
     private readonly dir: DataDir,
     private readonly store: Store,
   ) {}
 
-  /** Make a key for a tenant: sealed in the database when a KEK is given, else a file. */
+  /** Make a key for a tenant: in the PKCS#11 token when one is given, else sealed in the database when a KEK is, else a file. */
   static async mint(dir: DataDir, store: Store, tenantId: string): Promise<MintedKey> {
+    const token = dir.tokenSettings;
+    if (token) {
+      const minted = openToken(token).mint(tenantId);
+      return { ...minted, discard: async () => minted.discard() };
+    }
     const key = newSigningKey();
     const keks = store.sealedKeys && dir.onPostgres ? kekSetOf(dir) : undefined;
     if (store.sealedKeys && keks?.any) {
@@ -85,13 +93,13 @@ export class Keyring {
   async active(tenantId: string): Promise<LoadedKey> {
     const record = await this.store.keys.active(tenantId);
     if (!record) throw new SvcError('unavailable', `tenant ${tenantId} has no active signing key`);
-    return { record, privateKey: await this.load(record) };
+    return { record, sign: await this.load(record) };
   }
 
   /** Signs tree heads with the tenant's active key; earlier heads keep the id of the key that signed them. */
   async signer(tenantId: string): Promise<HeadSigner> {
-    const { record, privateKey } = await this.active(tenantId);
-    return { keyId: record.keyId, sign: ed25519Signer(privateKey) };
+    const { record, sign } = await this.active(tenantId);
+    return { keyId: record.keyId, sign };
   }
 
   /**
@@ -99,10 +107,18 @@ export class Keyring {
    * from another data dir (a restore, a mix-up of tenants) would otherwise sign heads no auditor
    * holding the recorded key can verify, and the journal would look forged from then on.
    */
-  private async load(record: SigningKeyRecord): Promise<KeyObject> {
+  private async load(record: SigningKeyRecord): Promise<Ed25519Sign> {
     const { tenantId, keyId } = record;
     const cached = this.cache.get(keyId);
     if (cached) return cached;
+    // A key made in the token is found there (its public half checked against the record);
+    // keys made before the token was configured are still opened from where they live.
+    const settings = this.dir.tokenSettings;
+    const inToken = settings && openToken(settings).signer(keyId, record.publicKey);
+    if (inToken) {
+      this.cache.set(keyId, inToken);
+      return inToken;
+    }
     const sealed = await this.store.sealedKeys?.get({ kind: 'signing', tenantId, keyId });
     const key = sealed ? this.openSealed(sealed) : this.readFile(record);
     const where = sealed
@@ -119,8 +135,9 @@ export class Keyring {
         },
       );
     }
-    this.cache.set(keyId, key);
-    return key;
+    const sign = ed25519Signer(key);
+    this.cache.set(keyId, sign);
+    return sign;
   }
 
   private openSealed(row: SealedKeyRow): KeyObject {
@@ -147,11 +164,14 @@ export class Keyring {
       throw new SvcError(
         'unavailable',
         `signing key ${keyId} of tenant ${tenantId} cannot be loaded from ${file}`,
-        { cause: err, ...(this.dir.onPostgres ? { remedy: SEALED_REMEDY } : {}) },
+        { cause: err, remedy: this.dir.onPostgres ? `${SEALED_REMEDY}; ${TOKEN_REMEDY}` : TOKEN_REMEDY },
       );
     }
   }
 }
+
+const TOKEN_REMEDY =
+  'a key made in a PKCS#11 token is used only with --pkcs11-module, --pkcs11-token-label and --pkcs11-pin-file naming that token';
 
 const SEALED_REMEDY =
   'copy the key file from the data dir that made it, or keep keys in the database: `svc store kek import --kek-file FILE` seals them there, and every replica then runs with --kek-file';

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { provisionNotesAgent } from '../helpers/decision-world.js';
 import { SvcError } from '../../src/core/errors.js';
 import { PgDb } from '../../src/store/postgres/database.js';
 import {
@@ -58,19 +59,7 @@ describe.skipIf(noServer !== undefined)('a daemon whose PostgreSQL server stops 
     env = { SVC_HOME: join(tmp.path, 'home'), SVC_STORE: url };
     const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
     ca = readFileSync(init.ca_cert);
-    await runJson(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice'], env);
-    await runJson(
-      ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', '1'],
-      env,
-    );
-    await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.notes'], env);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await runJson(['policy', 'set', ...t, '--file', policy], env);
-    await runJson(
-      ['task', 'create', ...t, '--id', 'keys', '--sponsor', 'alice', '--budget-usd', '10', '--actor', 'bot'],
-      env,
-    );
+    await provisionNotesAgent(env, tmp.path, { tenant: 'acme', task: 'keys', budgetUsd: '10', tier: '1' });
     bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
     daemon = await startDaemonProcess([], env);
     pool = new Pool(daemon.url, { connect: { ca }, connections: 8, pipelining: 1 });

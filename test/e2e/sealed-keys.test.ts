@@ -8,6 +8,7 @@ import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KekSet } from '../../src/store/kek.js';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
+import { provisionNotesAgent } from '../helpers/decision-world.js';
 import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -55,31 +56,7 @@ describe.skipIf('skip' in server)('keys sealed in PostgreSQL under a KEK (built 
       env,
     );
     firstKey = init;
-    await runJson(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice'], env);
-    await runJson(
-      ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', '1'],
-      env,
-    );
-    await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.notes'], env);
-    const policy = join(tmp.path, 'policy.cedar');
-    writeFileSync(policy, 'permit (principal, action, resource);\n');
-    await runJson(['policy', 'set', ...t, '--file', policy], env);
-    await runJson(
-      [
-        'task',
-        'create',
-        ...t,
-        '--id',
-        'load',
-        '--sponsor',
-        'alice',
-        '--budget-usd',
-        '1000',
-        '--actor',
-        'bot',
-      ],
-      env,
-    );
+    await provisionNotesAgent(env, tmp.path, { tenant: 'acme', task: 'load', budgetUsd: '1000', tier: '1' });
     bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
     const value = join(tmp.path, 'crm-token.txt');
     writeFileSync(value, 'crm-very-secret-value\n', { mode: 0o600 });

@@ -15,13 +15,34 @@ export async function decisionWorld(
 ): Promise<{ caCert: string; bot: string }> {
   const t = ['--tenant', 'acme'];
   const init = await runJson<{ ca_cert: string }>(['init', ...t, '--admin', 'alice'], env);
+  await provisionNotesAgent(env, dir, {
+    tenant: 'acme',
+    task: task.id,
+    budgetUsd: task.budgetUsd,
+    tier: '1',
+  });
+  const bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
+  return { caCert: init.ca_cert, bot };
+}
+
+/**
+ * Through the built CLI, after `svc init --admin alice`: agent `bot` (managed by alice) with
+ * capability `crm.notes` (action `write`) under a permit-all policy, and a task alice sponsors
+ * that bot works on. What an end-to-end test needs before `bot` can be allowed a decision.
+ */
+export async function provisionNotesAgent(
+  env: Record<string, string>,
+  scratch: string,
+  o: { tenant: string; task: string; budgetUsd: string; tier: string },
+): Promise<void> {
+  const t = ['--tenant', o.tenant];
   await runJson(['actor', 'add', ...t, '--id', 'bot', '--kind', 'agent', '--manager', 'alice'], env);
   await runJson(
-    ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', '1'],
+    ['capability', 'register', ...t, '--name', 'crm.notes', '--actions', 'write', '--tier', o.tier],
     env,
   );
   await runJson(['permission', 'grant', ...t, '--actor', 'bot', '--capability', 'crm.notes'], env);
-  const policy = join(dir, 'policy.cedar');
+  const policy = join(scratch, 'policy.cedar');
   writeFileSync(policy, 'permit (principal, action, resource);\n');
   await runJson(['policy', 'set', ...t, '--file', policy], env);
   await runJson(
@@ -30,18 +51,16 @@ export async function decisionWorld(
       'create',
       ...t,
       '--id',
-      task.id,
+      o.task,
       '--sponsor',
       'alice',
       '--budget-usd',
-      task.budgetUsd,
+      o.budgetUsd,
       '--actor',
       'bot',
     ],
     env,
   );
-  const bot = (await runJson<{ token: string }>(['token', 'issue', ...t, '--actor', 'bot'], env)).token;
-  return { caCert: init.ca_cert, bot };
 }
 
 /** One decision request's body, told apart by its step. */

@@ -1,6 +1,8 @@
 import type { KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { AnchorSchedule } from '../../src/daemon/anchor-schedule.js';
+import { parseSigningKey } from '../../src/evidence/keys.js';
 import { exportLog } from '../../src/export/log-export.js';
 import { rotateKey } from '../../src/provisioning/signing-key.js';
 import { Keyring } from '../../src/store/keyring.js';
@@ -123,7 +125,9 @@ export async function realExport(): Promise<RealExport> {
   const keys = (await f.store.keys.list('acme')).map(
     (k) => new Uint8Array(Buffer.from(k.publicKey, 'base64')),
   );
-  const active = await keyring.active('acme');
+  // A forger holding the key signs with it: the test reads the key file the keyring signs from.
+  const { record } = await keyring.active('acme');
+  const logKey = parseSigningKey(readFileSync(f.dir.keyFile('acme', record.keyId), 'utf8'));
 
   await register(f.store, 'other', {
     caps: [capability('other', 'crm.read')],
@@ -139,7 +143,7 @@ export async function realExport(): Promise<RealExport> {
     f,
     text,
     keys,
-    logKey: active.privateKey,
+    logKey,
     otherHead: otherHeader.head,
     otherKey: new Uint8Array(Buffer.from(otherHeader.public_key, 'base64')),
   };
