@@ -2,16 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Pkcs11Lib from 'pkcs11js';
 import { runJson, runSvc, startDaemonProcess } from '../helpers/cli.js';
 import { provisionNotesAgent } from '../helpers/decision-world.js';
+import { freshDatabase, pgAvailable } from '../helpers/postgres.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 /** Debian's softhsm2 package: .ci/run installs it. */
 const MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 const available = existsSync(MODULE) && existsSync('/usr/bin/softhsm2-util');
 if (!available) console.warn('PKCS#11 e2e skipped: Debian softhsm2 is not installed');
+const pgServer = await pgAvailable();
 
 /**
  * Issue 28, the next step after sealed keys: tenant signing keys generated in a PKCS#11 token
@@ -180,4 +183,41 @@ describe.skipIf(!available)('signing keys in a PKCS#11 token (SoftHSM, built bin
     );
     expect(verdict.result).toBe('pass');
   });
+
+  it.skipIf('skip' in pgServer)(
+    'on PostgreSQL with a KEK too: the signing key goes to the token, the KEK seals only the secret key',
+    async () => {
+      const database = await freshDatabase();
+      try {
+        const kek = join(tmp.path, 'kek.key');
+        await runJson(['store', 'kek', 'create', '--out', kek]);
+        const pgEnv = { SVC_HOME: join(tmp.path, 'pg-home'), SVC_STORE: database.url, SOFTHSM2_CONF: conf };
+        const key = await runJson<{ key_id: string }>(['init', ...t, '--admin', 'alice', '--kek-file', kek], {
+          ...pgEnv,
+          ...token,
+        });
+        const value = join(tmp.path, 'crm-token.txt');
+        writeFileSync(value, 'crm-value\n', { mode: 0o600 });
+        await runJson(
+          ['secret', 'set', ...t, '--name', 'crm', '--from-file', value, '--kek-file', kek],
+          pgEnv,
+        );
+        const sql = new pg.Client({ connectionString: database.url });
+        await sql.connect();
+        try {
+          const rows = (await sql.query('SELECT kind, key_id FROM sealed_keys ORDER BY kind')).rows as {
+            kind: string;
+            key_id: string;
+          }[];
+          expect(rows.map((r) => r.kind)).toEqual(['secrets']);
+          expect(rows.some((r) => r.key_id === key.key_id)).toBe(false);
+        } finally {
+          await sql.end();
+        }
+        expect(existsSync(join(tmp.path, 'pg-home', 'keys'))).toBe(false);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 });
