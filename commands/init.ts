@@ -59,6 +59,6 @@ export default class Init extends DataDirCommand {
 /** Where the new key's private half went, when not a file in the data dir. */
 function keyPlace(dir: DataDir): string {
   const token = dir.tokenSettings;
-  if (token) return ` (in the PKCS#11 token ${token.token}, not extractable)`;
+  if (token) return ` (in the PKCS#11 token ${token.label}, not extractable)`;
   return dir.kek.kekFile !== undefined ? ' (sealed in the database under --kek-file)' : '';
 }

@@ -27,7 +27,7 @@ export function pkcs11Choice(flags: {
 }) {
   return {
     module: flags['pkcs11-module'],
-    token: flags['pkcs11-token-label'],
+    label: flags['pkcs11-token-label'],
     pinFile: flags['pkcs11-pin-file'],
   };
 }

@@ -28,20 +28,20 @@ export interface Pkcs11Choice {
   /** the vendor's PKCS#11 library, such as /usr/lib/softhsm/libsofthsm2.so */
   module?: string | undefined;
   /** the token's label */
-  token?: string | undefined;
+  label?: string | undefined;
   /** a file of mode 0600 holding the user PIN */
   pinFile?: string | undefined;
 }
 
 /** The three settings, checked: given together or not at all. */
 export function pkcs11Settings(c: Pkcs11Choice): Required<Pkcs11Choice> | undefined {
-  const given = [c.module, c.token, c.pinFile].filter((v) => v !== undefined && v !== '');
+  const given = [c.module, c.label, c.pinFile].filter((v) => v !== undefined && v !== '');
   if (given.length === 0) return undefined;
   if (given.length < 3) {
     const missing = (
       [
         ['pkcs11-module', c.module],
-        ['pkcs11-token-label', c.token],
+        ['pkcs11-token-label', c.label],
         ['pkcs11-pin-file', c.pinFile],
       ] as const
     ).find(([, v]) => v === undefined || v === '')![0];

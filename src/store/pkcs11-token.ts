@@ -45,13 +45,22 @@ export class Pkcs11Token {
         remedy: "name the vendor's PKCS#11 library file (SoftHSM: /usr/lib/softhsm/libsofthsm2.so)",
       });
     }
-    p11.C_Initialize();
     try {
-      const slot = p11.C_GetSlotList(true).find((s) => p11.C_GetTokenInfo(s).label.trim() === choice.token);
+      p11.C_Initialize();
+    } catch (err) {
+      // One library per process: a second token of the same library is not supported.
+      throw new SvcError('unavailable', `--pkcs11-module: ${choice.module} did not initialise`, {
+        field: 'pkcs11-module',
+        cause: err,
+        remedy: 'check the library and its configuration (SoftHSM: SOFTHSM2_CONF and its token directory)',
+      });
+    }
+    try {
+      const slot = p11.C_GetSlotList(true).find((s) => p11.C_GetTokenInfo(s).label.trim() === choice.label);
       if (slot === undefined) {
         throw new SvcError(
           'usage',
-          `--pkcs11-token-label: no token labelled ${JSON.stringify(choice.token)} is present`,
+          `--pkcs11-token-label: no token labelled ${JSON.stringify(choice.label)} is present`,
           {
             field: 'pkcs11-token-label',
             remedy: 'name the label the token was initialised with (softhsm2-util --show-slots lists them)',
@@ -63,7 +72,7 @@ export class Pkcs11Token {
         p11.C_Login(session, lib.CKU_USER, pin);
       } catch (err) {
         if (codeOf(err) !== lib.CKR_USER_ALREADY_LOGGED_IN) {
-          throw new SvcError('unavailable', `--pkcs11-pin-file: the token ${choice.token} refused the PIN`, {
+          throw new SvcError('unavailable', `--pkcs11-pin-file: the token ${choice.label} refused the PIN`, {
             field: 'pkcs11-pin-file',
             cause: err,
             remedy:
@@ -71,7 +80,7 @@ export class Pkcs11Token {
           });
         }
       }
-      return new Pkcs11Token(p11, lib, session, choice.token);
+      return new Pkcs11Token(p11, lib, session, choice.label);
     } catch (err) {
       p11.C_Finalize();
       throw err;
@@ -145,14 +154,6 @@ export class Pkcs11Token {
     };
   }
 
-  close(): void {
-    try {
-      this.p11.C_CloseSession(this.session);
-    } finally {
-      this.p11.C_Finalize();
-    }
-  }
-
   private find(cls: number, id: Buffer): Handle | undefined {
     const { p11, lib } = this;
     p11.C_FindObjectsInit(this.session, [
@@ -186,16 +187,10 @@ export class Pkcs11Token {
 const opened = new Map<string, Pkcs11Token>();
 
 export function openToken(settings: Required<Pkcs11Choice>): Pkcs11Token {
-  const key = JSON.stringify([settings.module, settings.token, settings.pinFile]);
+  const key = JSON.stringify([settings.module, settings.label, settings.pinFile]);
   let token = opened.get(key);
   if (!token) opened.set(key, (token = Pkcs11Token.open(settings)));
   return token;
-}
-
-/** Close every token session this process opened (tests, and a CLI command before it exits). */
-export function closeTokens(): void {
-  for (const t of opened.values()) t.close();
-  opened.clear();
 }
 
 function readPin(path: string): string {

@@ -85,6 +85,7 @@ describe.skipIf(!available)('signing keys in a PKCS#11 token (SoftHSM, built bin
     expect(pems.sort()).toEqual(['tls/deployment-cert.pem', 'tls/deployment-key.pem']);
 
     // Asked directly, as anyone holding the PIN could: the object is there, sensitive, not extractable.
+    const before = process.env.SOFTHSM2_CONF;
     process.env.SOFTHSM2_CONF = conf;
     const lib = createRequire(import.meta.url)('pkcs11js') as typeof Pkcs11Lib;
     const p11 = new lib.PKCS11();
@@ -112,6 +113,8 @@ describe.skipIf(!available)('signing keys in a PKCS#11 token (SoftHSM, built bin
       );
     } finally {
       p11.C_Finalize();
+      if (before === undefined) delete process.env.SOFTHSM2_CONF;
+      else process.env.SOFTHSM2_CONF = before;
     }
   });
 
