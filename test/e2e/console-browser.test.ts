@@ -341,8 +341,16 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await dialog.waitFor();
     expect(await dialog.innerText()).toContain('acct-mallory');
     await shot('approvals-hidden-params');
-    await page.locator('#confirm-decision').click();
+    // A double click on Confirm sends one decision: the second finds the button disabled.
+    const decisions: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => {
+      if (r.method() === 'POST' && r.url().endsWith('/decision')) decisions.push(r.url());
+    };
+    page.on('request', onRequest);
+    await page.locator('#confirm-decision').dblclick();
     await page.getByText(/Denied pay\.refund for bot/).waitFor();
+    page.off('request', onRequest);
+    expect(decisions).toHaveLength(1);
 
     // With the amount taken from the params, the figure shown is the one that would be paid.
     const { amount_usd: _, ...priced } = {

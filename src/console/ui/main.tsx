@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Theme } from '../../core/theme/theme.js';
 import { ApiFailure, describe, get, post, setCsrf, type Session } from './api.js';
 import { CapabilitiesPage, IntegrationsPage } from './pages/registry.js';
@@ -74,10 +74,6 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const look = rememberedLook();
-    if (look) applyTheme(look);
-  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -167,7 +163,8 @@ function Shell({
   // screen-reader user lands on the new heading instead of the top of the navigation.
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
-  useEffect(() => {
+  // in the render that shows the new page, so a key pressed at once is not lost on the old one
+  useLayoutEffect(() => {
     if (first.current) first.current = false;
     else mainRef.current?.focus();
   }, [page]);
@@ -260,4 +257,9 @@ function App() {
   );
 }
 
+// The last tenant's look from this browser, before the first frame: the sign-in page wears it
+// from the start instead of flashing the default colours (a signed-in load then applies the
+// tenant's own theme as soon as it is read).
+const look = rememberedLook();
+if (look) applyTheme(look);
 render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { approvalBinding, type BoundRequest } from '../../../core/approval-binding.js';
 import { describe, get, post, type Session } from '../api.js';
 import { ApprovalHistory } from './approval-history.js';
@@ -68,10 +68,14 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
   const [confirming, setConfirming] = useState<{ a: Approval; decision: 'approve' | 'deny' } | null>(null);
   const [note, setNote] = useState('');
   const [message, setMessage] = useState('');
+  // a decision on its way: Confirm is disabled, so a double click sends one decision, not two
+  const [deciding, setDeciding] = useState(false);
   const cursor = trail[trail.length - 1] ?? null;
   // The confirmation takes the focus when it opens (on its note, never on Confirm, so a stray
-  // Enter decides nothing), and gives it back to the list when it closes.
-  useEffect(() => {
+  // Enter decides nothing), and gives it back to the list when it closes. A layout effect, so
+  // the focus moves in the same render the dialog appears in: a key pressed at once lands in
+  // the dialog, never on the list behind it.
+  useLayoutEffect(() => {
     if (confirming) document.getElementById('decision-note')?.focus();
   }, [confirming]);
 
@@ -110,8 +114,9 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
   }, [cursor, filter.requester, filter.capability, linked]);
 
   const decide = async () => {
-    if (!confirming) return;
+    if (!confirming || deciding) return;
     const { a, decision } = confirming;
+    setDeciding(true);
     try {
       await post(`/api/approvals/${encodeURIComponent(a.approval_id)}/decision`, {
         decision,
@@ -123,6 +128,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
     } catch (err) {
       setMessage(describe(err));
     }
+    setDeciding(false);
     setConfirming(null);
     setNote('');
     void refresh();
@@ -327,6 +333,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
               <button
                 id="confirm-decision"
                 class={confirming.decision === 'approve' ? 'primary' : 'danger'}
+                disabled={deciding}
                 onClick={decide}
               >
                 Confirm {confirming.decision}

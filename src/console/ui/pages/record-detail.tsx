@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { PublishedReceipt } from '../../../core/receipt.js';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { Id, usd, When } from './common.js';
 import { kindLabel, tone, words } from './record-words.js';
 
@@ -17,7 +17,8 @@ const recordsOf = (key: string, value: string) =>
  */
 export function RecordDetail({ r, onClose }: { r: Receipt; onClose: () => void }) {
   const close = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  // in the render that shows the detail, so Escape and the focus work from its first frame
+  useLayoutEffect(() => {
     close.current?.focus();
     const esc = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
     window.addEventListener('keydown', esc);
