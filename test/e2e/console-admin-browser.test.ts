@@ -6,10 +6,11 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ConsoleProcess,
   launchChromium,
+  signInAs,
   spkiPin,
   startConsoleProcess,
-  type ConsoleProcess,
   watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson } from '../helpers/cli.js';
@@ -69,11 +70,7 @@ describe('console task, notification and policy administration in chromium (buil
     return path;
   };
   const signIn = async (token: string, hash: string, heading: string) => {
-    await page.goto(`${consoleProc.url}/${hash}`);
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(page, consoleProc, token, hash);
     await page.getByRole('heading', { name: heading, exact: true }).waitFor();
   };
   /** axe-core over the whole page: serious and critical violations. */

@@ -6,10 +6,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
+  type ConsoleProcess,
   launchChromium,
+  signInAs,
   spkiPin,
   startConsoleProcess,
-  type ConsoleProcess,
   watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
@@ -76,14 +77,7 @@ describe('console notifications page and approval links in chromium (built binar
   const until = (expression: string) =>
     expect.poll(() => page.evaluate(expression), { timeout: 15_000, interval: 100 }).toBe(true);
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  const signIn = async (token: string, hash: string) => {
-    await page.goto(`${consoleProc.url}/${hash}`);
-    // The page first asks whether a session is still open: wait for its answer either way.
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
+  const signIn = (token: string, hash: string) => signInAs(page, consoleProc, token, hash);
   const approvalStatus = async (id: string) =>
     (
       await call(`${daemon.url}/v1/approvals/${id}`, {

@@ -6,10 +6,11 @@ import { addActor } from '../../src/provisioning/actor.js';
 import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import {
+  type ConsoleProcess,
   launchChromium,
+  signInAs,
   spkiPin,
   startConsoleProcess,
-  type ConsoleProcess,
   watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, runSvc, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
@@ -53,16 +54,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
   const shot = (name: string) => snapshot(page, name, WIDE);
   /** axe-core over the whole page: no serious or critical violation. */
   const noSeriousViolations = async () => expect(await axeViolations(page)).toEqual([]);
-  const signIn = async (token: string, hash = '') => {
-    await page.goto(`${consoleProc.url}/${hash}`);
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) {
-      await page.locator('#sign-out').click();
-      await page.locator('#token').waitFor();
-    }
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
+  const signIn = (token: string, hash = '') => signInAs(page, consoleProc, token, hash);
 
   beforeAll(async () => {
     const init = await runJson<{ admin_token: string; ca_cert: string }>(

@@ -4,10 +4,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
+  type ConsoleProcess,
   launchChromium,
+  signInAs,
   spkiPin,
   startConsoleProcess,
-  type ConsoleProcess,
   watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
@@ -35,14 +36,7 @@ describe('console people administration in chromium (built binary, TLS)', () => 
   const pageErrors: string[] = [];
   const svc = <T = Record<string, unknown>>(args: string[]) => runJson<T>(args, env);
 
-  const signIn = async (token: string, hash: string) => {
-    await page.goto(`${consoleProc.url}/${hash}`);
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#sign-out').waitFor();
-  };
+  const signIn = (token: string, hash: string) => signInAs(page, consoleProc, token, hash);
   /** Serious or critical axe-core findings over the whole page as it is now. */
   const axe = () => axeViolations(page);
   /** The committed screenshots at 1400 and 800 px, each checked like `expectAccessible`. */

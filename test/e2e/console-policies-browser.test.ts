@@ -4,10 +4,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
+  type ConsoleProcess,
   launchChromium,
+  signInAs,
   spkiPin,
   startConsoleProcess,
-  type ConsoleProcess,
   watchPageErrors,
 } from '../helpers/browser.js';
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
@@ -49,11 +50,7 @@ describe('console policies page in chromium (built binary, TLS)', () => {
     copyFileSync(path, join('/tmp/p2-shots', `${name}.png`));
   };
   const signIn = async (token: string) => {
-    await page.goto(`${consoleProc.url}/#/policies`);
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(page, consoleProc, token, '#/policies');
     await page.getByRole('heading', { name: 'Policies' }).waitFor();
   };
   const file = (name: string, text: string) => {
@@ -217,11 +214,7 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
     copyFileSync(path, join('/tmp/p5-shots', `${name}.png`));
   };
   const signIn = async (token: string) => {
-    await page.goto(`${consoleProc.url}/#/policies`);
-    await page.locator('#token, #sign-out').first().waitFor();
-    if (await page.locator('#sign-out').count()) await page.locator('#sign-out').click();
-    await page.locator('#token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInAs(page, consoleProc, token, '#/policies');
     await page.getByRole('heading', { name: 'Policies' }).waitFor();
   };
   const file = (name: string, text: string) => {

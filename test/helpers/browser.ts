@@ -108,3 +108,33 @@ export function watchPageErrors(page: Page, errors: string[]): void {
       errors.push(msg.text());
   });
 }
+
+/**
+ * Signs in with `token` on the console, landing on `hash`: whoever is signed in is signed out
+ * first, and it returns once the console's shell shows. A sign-in that does not get there
+ * fails here, with what the page shows and what the console process printed, instead of as a
+ * later step's timeout.
+ */
+export async function signInAs(page: Page, server: ConsoleProcess, token: string, hash = ''): Promise<void> {
+  await page.goto(`${server.url}/${hash}`);
+  // The page first asks whether a session is still open: wait for its answer either way.
+  await page.locator('#token, #sign-out').first().waitFor();
+  if (await page.locator('#sign-out').count()) {
+    await page.locator('#sign-out').click();
+    await page.locator('#token').waitFor();
+  }
+  await page.locator('#token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  try {
+    await page.locator('#sign-out').waitFor({ timeout: 20_000 });
+  } catch (err) {
+    const shown = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '(nothing)');
+    throw new Error(
+      `the sign-in did not reach the console; the page shows ${JSON.stringify(shown.slice(0, 600))}; the console printed:\n${server.stderr().slice(-3000)}`,
+      { cause: err },
+    );
+  }
+}
