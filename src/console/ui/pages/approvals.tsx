@@ -68,7 +68,8 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
   const [confirming, setConfirming] = useState<{ a: Approval; decision: 'approve' | 'deny' } | null>(null);
   const [note, setNote] = useState('');
   const [message, setMessage] = useState('');
-  // a decision on its way: Confirm is disabled, so a double click sends one decision, not two
+  // a decision on its way: Confirm is disabled, so a double click sends one decision, not two,
+  // and so is Cancel, which could not call it back
   const [deciding, setDeciding] = useState(false);
   const cursor = trail[trail.length - 1] ?? null;
   // The confirmation takes the focus when it opens (on its note, never on Confirm, so a stray
@@ -313,7 +314,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
           role="dialog"
           aria-modal="true"
           aria-labelledby="confirm-title"
-          onKeyDown={(e) => e.key === 'Escape' && setConfirming(null)}
+          onKeyDown={(e) => e.key === 'Escape' && !deciding && setConfirming(null)}
         >
           <div class="card wide">
             <h3 id="confirm-title">
@@ -338,7 +339,10 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
               >
                 Confirm {confirming.decision}
               </button>
-              <button onClick={() => setConfirming(null)}>Cancel</button>
+              {/* once sent, a decision cannot be called back: nothing offers to */}
+              <button disabled={deciding} onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
             </div>
           </div>
         </div>
