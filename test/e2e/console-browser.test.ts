@@ -308,6 +308,10 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await shot('approvals-confirm');
     await page.locator('#confirm-decision').click();
     await page.getByText(/Approved payments\.send for bot/).waitFor();
+    // ...and the history below, empty until now, shows it decided without a reload
+    await page
+      .locator('section.approval-history tbody tr', { hasText: 'payments.send' })
+      .waitFor({ timeout: 10_000 });
     const resumed = await agent('/v1/action/resume', pay);
     expect(resumed.status).toBe(200);
     expect(resumed.body.decision).toBe('allowed');
@@ -387,12 +391,12 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.getByText('bulk payment bulk-21').waitFor({ timeout: 10_000 });
     // Newest first: the last one opened is on the first page; the priced refund is pushed to page 2.
     expect(await page.locator('tr[data-approval]').count()).toBe(20);
-    expect(await page.locator('tbody').innerText()).not.toContain('pay.refund_priced');
+    expect(await page.locator('table.approvals tbody').innerText()).not.toContain('pay.refund_priced');
     await shot('approvals-page-1');
     await page.locator('#older-page').click();
     await page.getByText('page 2').waitFor();
     await page.getByText('bulk payment bulk-00').waitFor();
-    expect(await page.locator('tbody').innerText()).toContain('pay.refund_priced');
+    expect(await page.locator('table.approvals tbody').innerText()).toContain('pay.refund_priced');
     await shot('approvals-page-2');
     await page.locator('#newer-page').click();
     await page.getByText('bulk payment bulk-21').waitFor();
@@ -400,7 +404,7 @@ describe('operator console in chromium (built binary, TLS)', () => {
     await page.locator('#filter-capability').fill('pay.refund_priced');
     await page.locator('#apply-filter').click();
     await until("document.querySelectorAll('tr[data-approval]').length === 1");
-    expect(await page.locator('tbody').innerText()).toContain('999999.99 USD');
+    expect(await page.locator('table.approvals tbody').innerText()).toContain('999999.99 USD');
     await shot('approvals-filtered');
     await page.locator('#filter-capability').fill('');
     await page.locator('#filter-requester').fill('nobody');

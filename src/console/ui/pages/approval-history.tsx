@@ -48,13 +48,15 @@ const STATUS_WORDS: Record<string, string> = {
 /**
  * Approvals no longer waiting, newest first: who decided, when, through which channel and
  * why; an approval nobody decided in time shows as expired. Paged by the server's cursor.
+ * Read again whenever `round` moves: the approvals page moves it on each poll and after a
+ * decision made here, so one decided in chat, by the CLI or on this page shows without a reload.
  */
-export function ApprovalHistory() {
+export function ApprovalHistory({ round }: { round: number }) {
   // cursors of the pages before this one; the last is this page's own (null: the newest)
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const cursor = trail[trail.length - 1] ?? null;
   const url = `/api/approvals?status=history&limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-  const { data, error } = useJson<{ items: Decided[]; next_cursor: string | null }>(url);
+  const { data, error } = useJson<{ items: Decided[]; next_cursor: string | null }>(url, [round]);
   return (
     <section class="approval-history" aria-labelledby="history-title">
       <h3 id="history-title">History</h3>

@@ -71,6 +71,8 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
   // a decision on its way: Confirm is disabled, so a double click sends one decision, not two,
   // and so is Cancel, which could not call it back
   const [deciding, setDeciding] = useState(false);
+  // moves on each refresh, so the history below is read again with the list
+  const [round, setRound] = useState(0);
   const cursor = trail[trail.length - 1] ?? null;
   // The confirmation takes the focus when it opens (on its note, never on Confirm, so a stray
   // Enter decides nothing), and gives it back to the list when it closes. A layout effect, so
@@ -107,7 +109,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
         (err) => setError(describe(err)),
       ),
       refreshLinked(),
-    ]);
+    ]).finally(() => setRound((r) => r + 1));
   useEffect(() => {
     void refresh();
     const timer = setInterval(() => void refresh(), POLL_MS);
@@ -307,7 +309,7 @@ export function ApprovalsPage({ session, linked }: { session: Session; linked?: 
           Older →
         </button>
       </div>
-      <ApprovalHistory />
+      <ApprovalHistory round={round} />
       {confirming && (
         <div
           class="modal"
