@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   deriveTheme,
   parseAppearanceSettings,
@@ -65,7 +65,8 @@ export function AppearancePage({ session, onSaved }: { session: Session; onSaved
       problem = (err as Error).message;
     }
   }
-  useEffect(() => {
+  // in the commit that shows the new values, so the preview never lags the form by a frame
+  useLayoutEffect(() => {
     if (theme && previewRef.current) applyTheme(theme, previewRef.current);
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Field, Outcome, useWrite } from './admin-form.js';
 
 /** A capability as `/api/capabilities` lists it. */
@@ -72,9 +72,10 @@ export function CapabilityForm({ editing, onSaved }: { editing: CapabilityRow | 
   const [d, setD] = useState<Draft>(() => (editing ? draftOf(editing) : BLANK));
   const { state, send, reset } = useWrite();
   // Only a change of what is edited resets the form: the first render already shows it, and
-  // a reset after mount would wipe what was typed before the effect ran.
+  // a reset after mount would wipe what was typed before the effect ran. A layout effect, so
+  // the reset lands in the commit that shows the new capability, before anything is typed.
   const shown = useRef(editing);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (shown.current === editing) return;
     shown.current = editing;
     setD(editing ? draftOf(editing) : BLANK);
