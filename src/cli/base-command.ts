@@ -3,7 +3,7 @@ import chalk from 'chalk';
 import type { SvcError } from '../core/errors.js';
 import { DataDir, resolveDataDir } from '../store/data-dir.js';
 import { openStore } from '../store/open.js';
-import { pkcs11Choice } from './pkcs11-flags.js';
+import { pkcs11Choice, type Pkcs11FlagValues } from './pkcs11-flags.js';
 import type { Store } from '../store/ports.js';
 import { asSvcError, exitCodeFor } from './exit-codes.js';
 import {
@@ -110,10 +110,7 @@ type StoreFlags = {
   store?: string | undefined;
   'kek-file'?: string | undefined;
   'previous-kek-file'?: string | undefined;
-  'pkcs11-module'?: string | undefined;
-  'pkcs11-token-label'?: string | undefined;
-  'pkcs11-pin-file'?: string | undefined;
-};
+} & Pkcs11FlagValues;
 
 /** Commands that provision on the data dir directly (the daemon may be running). */
 export abstract class DataDirCommand extends SvcCommand {

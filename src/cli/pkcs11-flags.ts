@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import type { Pkcs11Choice } from '../store/data-dir.js';
 
 const MODULE =
   'PKCS#11 library of the token that holds the signing keys (SoftHSM: /usr/lib/softhsm/libsofthsm2.so); new keys are generated there and never leave it.';
@@ -19,12 +20,15 @@ export const pkcs11ConfigFlags = {
   'pkcs11-pin-file': Flags.string({ summary: PIN_FILE }),
 };
 
-/** The token choice the flags make (store/data-dir.ts checks that all three or none are given). */
-export function pkcs11Choice(flags: {
+/** The parsed values of those flags. */
+export interface Pkcs11FlagValues {
   'pkcs11-module'?: string | undefined;
   'pkcs11-token-label'?: string | undefined;
   'pkcs11-pin-file'?: string | undefined;
-}) {
+}
+
+/** The token choice the flags make (store/data-dir.ts checks that all three or none are given). */
+export function pkcs11Choice(flags: Pkcs11FlagValues): Pkcs11Choice {
   return {
     module: flags['pkcs11-module'],
     label: flags['pkcs11-token-label'],
