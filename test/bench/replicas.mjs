@@ -8,7 +8,8 @@
 // one tenant grows with the requests that gather into each batch, where SQLite's is set by
 // its CPU (docs/postgres.md). The one-tenant pair of SQLite and one replica is measured
 // BENCH_RUNS times (default 3), interleaved, and its ratio given as the median round's with
-// the range. Beside the
+// the range; the two- and three-replica figures of that scenario (measured once, in the first
+// round) are compared to the median round's. Beside the
 // rates: CPU per decision of each daemon and of the database server (from /proc, when the
 // bench started the server), and statements and commits per decision (pg_stat_statements,
 // pg_stat_database). BENCH_JSON=1 prints the figures as JSON too.
@@ -460,7 +461,8 @@ export function describe(r) {
       const rs = s.one_replica_rounds;
       lines.push(
         `    one replica against SQLite, ${rs.length} interleaved rounds: median ${f(rs[Math.floor(rs.length / 2)], 2)} ` +
-          `(${f(rs[0], 2)} to ${f(rs[rs.length - 1], 2)}); the lines below are the median round's`,
+          `(${f(rs[0], 2)} to ${f(rs[rs.length - 1], 2)}); the SQLite and 1-replica lines below are the median round's, ` +
+          "the 2- and 3-replica lines the first round's, their ratios taken to the median round",
       );
     }
     for (const [n, p] of Object.entries(s.postgres)) {
