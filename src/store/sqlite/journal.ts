@@ -6,6 +6,7 @@ import {
 } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
+import { activityKey } from '../rows/journal-activity.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
 
@@ -34,6 +35,8 @@ export class JournalWriter {
   private readonly writeState;
   private readonly insert;
   private readonly insertNode;
+  private readonly count;
+  private readonly countFromRecord;
   private readonly held: Map<string, LogState>;
 
   constructor(private readonly db: Db) {
@@ -56,6 +59,20 @@ export class JournalWriter {
     this.insertNode = db.prepare(
       'INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
     );
+    this.count = db.prepare(
+      `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, 1)
+       ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + 1`,
+    );
+    // For a record whose outcome or code is not a plain string: read from the stored text,
+    // as the migration that made the table counted the journal it found.
+    this.countFromRecord = db.prepare(
+      `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n)
+       SELECT tenant_id, substr(occurred_at, 1, 13), kind,
+         CASE WHEN json_valid(record) THEN coalesce(CAST(json_extract(record, '$.outcome') AS TEXT), '') ELSE '' END,
+         CASE WHEN json_valid(record) THEN coalesce(CAST(json_extract(record, '$.code') AS TEXT), '') ELSE '' END, 1
+       FROM journal WHERE tenant_id = ? AND sequence = ?
+       ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + 1`,
+    );
   }
 
   append(a: JournalAppend, linkedAt: string): Appended {
@@ -66,16 +83,19 @@ export class JournalWriter {
       const w = journalWrite(held, a, linkedAt, sha256);
       const s = w.state;
       if (this.advance.run(s.size, s.chainHash, w.frontierText, t, held.size, held.chainHash).changes === 1) {
-        return this.write(w);
+        return this.write(a, w);
       }
     }
     const w = journalWrite(readLogState(this.db, t), a, linkedAt, sha256);
     this.writeState.run(t, w.state.size, w.state.chainHash, w.frontierText);
-    return this.write(w);
+    return this.write(a, w);
   }
 
-  /** The entry row and the Merkle subtrees it completed; `journal_state` is already moved on. */
-  private write(w: JournalWrite): Appended {
+  /**
+   * The entry row, the Merkle subtrees it completed and its activity count; `journal_state`
+   * is already moved on.
+   */
+  private write(a: JournalAppend, w: JournalWrite): Appended {
     const r = w.row;
     this.insert.run(
       r.tenantId,
@@ -100,6 +120,9 @@ export class JournalWriter {
     );
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
     for (const node of w.subtrees) this.insertNode.run(r.tenantId, node.level, node.index, blob(node.hash));
+    const key = activityKey(a);
+    if (key) this.count.run(r.tenantId, ...key);
+    else this.countFromRecord.run(r.tenantId, r.sequence);
     this.held.set(r.tenantId, w.state);
     return w.appended;
   }

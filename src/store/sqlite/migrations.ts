@@ -749,4 +749,11 @@ export const MIGRATIONS: readonly string[] = [
     count(*)
   FROM journal GROUP BY 1, 2, 3, 4, 5;
   `,
+  // journal activity, counted by the journal's writer (journal.ts) in the append's own
+  // transaction, with the outcome and code it already holds: the trigger parsed every
+  // appended record four times in SQLite's JSON functions, a cost on every decision. Every
+  // SQLite journal row is appended through that writer, so the counts stay whole.
+  `
+  DROP TRIGGER journal_activity_count;
+  `,
 ];

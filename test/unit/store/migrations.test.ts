@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { JournalWriter } from '../../../src/store/sqlite/journal.js';
 import { tmpDir } from '../../helpers/tmp.js';
 
 describe('SQLite migrations', () => {
@@ -148,10 +149,12 @@ describe('SQLite migrations', () => {
     const t = tmpDir();
     cleanup = t.cleanup;
     const file = join(t.path, 'svc.db');
-    // a data dir as the previous version left it: everything but the last migration
+    // a data dir as the version before journal activity left it
+    const activityMigration = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE journal_activity'));
+    expect(activityMigration).toBeGreaterThan(0);
     const raw = openDatabase(file);
-    raw.exec('DROP TRIGGER journal_activity_count; DROP TABLE journal_activity');
-    raw.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    raw.exec('DROP TABLE journal_activity');
+    raw.pragma(`user_version = ${activityMigration}`);
     raw.prepare("INSERT INTO tenants (id, created_at) VALUES ('acme', 'x')").run();
     const journal = raw.prepare(
       `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
@@ -166,25 +169,103 @@ describe('SQLite migrations', () => {
 
     const db = openDatabase(file);
     const activity = db.prepare(
-      'SELECT hour, kind, outcome, code, n FROM journal_activity ORDER BY hour, outcome',
+      'SELECT tenant_id AS tenant, hour, kind, outcome, code, n FROM journal_activity ORDER BY tenant, hour, outcome, code',
     );
     expect(activity.all()).toEqual([
-      { hour: '2026-01-01T09', kind: 'decision', outcome: 'refused', code: 'not_permitted', n: 2 },
-      { hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
+      {
+        tenant: 'acme',
+        hour: '2026-01-01T09',
+        kind: 'decision',
+        outcome: 'refused',
+        code: 'not_permitted',
+        n: 2,
+      },
+      { tenant: 'acme', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
     ]);
-    db.prepare(
-      `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
-         capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
-       VALUES ('acme', 4, 'decision', 'rcp_4', NULL, '{"outcome":"allowed","code":null}', 'h', 'i', 'bot', 'crm.read',
-         0, 1, '', 0, ?, ?, NULL, 'l', 'c')`,
-    ).run(at('10'), at('10'));
-    expect(activity.all()).toContainEqual({
-      hour: '2026-01-01T10',
-      kind: 'decision',
-      outcome: 'allowed',
-      code: '',
-      n: 2,
-    });
+    // No trigger counts any more: the journal's writer does, in the append's transaction.
+    expect(
+      db
+        .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'journal'")
+        .pluck()
+        .get(),
+    ).toBe(0);
+    // appended by the writer to a tenant of its own: the rows above have no log state
+    db.prepare("INSERT INTO tenants (id, created_at) VALUES ('beta', 'x')").run();
+    const writer = new JournalWriter(db);
+    const append = (record: Record<string, unknown>) =>
+      db.transaction(() =>
+        writer.append(
+          {
+            tenantId: 'beta',
+            kind: 'decision',
+            receiptId: `rcp_${Math.random()}`,
+            taskId: null,
+            intentId: 'i',
+            actorId: 'bot',
+            capability: 'crm.read',
+            tier: 0,
+            allowed: record.outcome === 'allowed',
+            grantId: '',
+            amountMicros: 0n,
+            occurredAt: at('10'),
+            record,
+          },
+          at('10'),
+        ),
+      )();
+    append({ outcome: 'allowed', code: null });
+    append({ outcome: 'allowed' });
+    append({ outcome: 'refused', code: 'over_budget', reason: 'x' });
+    // not plain strings: counted as SQLite reads them from the stored record
+    append({ outcome: 'refused', code: 7 });
+    append({ outcome: true, code: 'x' });
+    expect(activity.all()).toEqual([
+      {
+        tenant: 'acme',
+        hour: '2026-01-01T09',
+        kind: 'decision',
+        outcome: 'refused',
+        code: 'not_permitted',
+        n: 2,
+      },
+      { tenant: 'acme', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
+      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: '1', code: 'x', n: 1 },
+      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 2 },
+      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: 'refused', code: '7', n: 1 },
+      {
+        tenant: 'beta',
+        hour: '2026-01-01T10',
+        kind: 'decision',
+        outcome: 'refused',
+        code: 'over_budget',
+        n: 1,
+      },
+    ]);
+    // a rolled-back append counts nothing
+    expect(() =>
+      db.transaction(() => {
+        writer.append(
+          {
+            tenantId: 'beta',
+            kind: 'decision',
+            receiptId: 'rcp_rolled_back',
+            taskId: null,
+            intentId: 'i',
+            actorId: 'bot',
+            capability: 'crm.read',
+            tier: 0,
+            allowed: true,
+            grantId: '',
+            amountMicros: 0n,
+            occurredAt: at('11'),
+            record: { outcome: 'allowed' },
+          },
+          at('11'),
+        );
+        throw new Error('the state change failed');
+      })(),
+    ).toThrow('the state change failed');
+    expect(activity.all()).not.toContainEqual(expect.objectContaining({ hour: '2026-01-01T11' }));
     db.close();
   });
 });
