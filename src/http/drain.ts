@@ -10,8 +10,11 @@ export class Drain {
   private since: Date | undefined;
 
   install(app: FastifyInstance): void {
-    app.addHook('onSend', async (request, reply) => {
-      if (this.since !== undefined && request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
+    // Callback form: it runs on every answer, and an async hook costs a promise and a turn.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (this.since !== undefined && request.raw.httpVersionMajor < 2)
+        void reply.header('connection', 'close');
+      done(null, payload);
     });
   }
 
