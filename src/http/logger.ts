@@ -1,5 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { parseToken } from '../core/token.js';
+import { stdoutLogStream } from './log-stream.js';
 
 /** A path segment that carries a token's mark, however percent-encoded (case-insensitive). */
 const TOKEN_MARK = /svct_/i;
@@ -34,13 +35,16 @@ export function loggedUrl(url: string): string {
 /**
  * pino options for a listener, or false for silence (tests). Credentials never reach a
  * log line: the credential headers are censored whatever a serializer is later changed to
- * print, and the query string is never printed.
+ * print, and the query string is never printed. Lines go to stdout a turn of the event loop
+ * at a time (log-stream.ts), unless the options name a stream or a file of their own.
  */
 export function loggerOptions(
   logger: boolean | Record<string, unknown> | undefined,
 ): false | Record<string, unknown> {
   if (logger === false) return false;
+  const own = typeof logger === 'object' && (logger.stream !== undefined || logger.file !== undefined);
   return {
+    ...(own ? {} : { stream: stdoutLogStream() }),
     level: 'info',
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-svc-token"]', 'req.headers.cookie'],
