@@ -171,7 +171,7 @@ describe('SQLite migrations', () => {
     const activity = db.prepare(
       'SELECT tenant_id AS tenant, hour, kind, outcome, code, n FROM journal_activity ORDER BY tenant, hour, outcome, code',
     );
-    expect(activity.all()).toEqual([
+    const counted = [
       {
         tenant: 'acme',
         hour: '2026-01-01T09',
@@ -181,7 +181,8 @@ describe('SQLite migrations', () => {
         n: 2,
       },
       { tenant: 'acme', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
-    ]);
+    ];
+    expect(activity.all()).toEqual(counted);
     // No trigger counts any more: the journal's writer does, in the append's transaction.
     expect(
       db
@@ -192,8 +193,9 @@ describe('SQLite migrations', () => {
     // appended by the writer to a tenant of its own: the rows above have no log state
     db.prepare("INSERT INTO tenants (id, created_at) VALUES ('beta', 'x')").run();
     const writer = new JournalWriter(db);
-    const append = (record: Record<string, unknown>) =>
-      db.transaction(() =>
+    /** one append in its own transaction, which fails after it when `fail` is set */
+    const append = (record: Record<string, unknown>, hour = '10', fail = false) =>
+      db.transaction(() => {
         writer.append(
           {
             tenantId: 'beta',
@@ -207,64 +209,36 @@ describe('SQLite migrations', () => {
             allowed: record.outcome === 'allowed',
             grantId: '',
             amountMicros: 0n,
-            occurredAt: at('10'),
+            occurredAt: at(hour),
             record,
           },
-          at('10'),
-        ),
-      )();
+          at(hour),
+        );
+        if (fail) throw new Error('the state change failed');
+      })();
     append({ outcome: 'allowed', code: null });
     append({ outcome: 'allowed' });
     append({ outcome: 'refused', code: 'over_budget', reason: 'x' });
     // not plain strings: counted as SQLite reads them from the stored record
     append({ outcome: 'refused', code: 7 });
     append({ outcome: true, code: 'x' });
+    const beta = (outcome: string, code: string, n: number) => ({
+      tenant: 'beta',
+      hour: '2026-01-01T10',
+      kind: 'decision',
+      outcome,
+      code,
+      n,
+    });
     expect(activity.all()).toEqual([
-      {
-        tenant: 'acme',
-        hour: '2026-01-01T09',
-        kind: 'decision',
-        outcome: 'refused',
-        code: 'not_permitted',
-        n: 2,
-      },
-      { tenant: 'acme', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 1 },
-      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: '1', code: 'x', n: 1 },
-      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: 'allowed', code: '', n: 2 },
-      { tenant: 'beta', hour: '2026-01-01T10', kind: 'decision', outcome: 'refused', code: '7', n: 1 },
-      {
-        tenant: 'beta',
-        hour: '2026-01-01T10',
-        kind: 'decision',
-        outcome: 'refused',
-        code: 'over_budget',
-        n: 1,
-      },
+      ...counted,
+      beta('1', 'x', 1),
+      beta('allowed', '', 2),
+      beta('refused', '7', 1),
+      beta('refused', 'over_budget', 1),
     ]);
     // a rolled-back append counts nothing
-    expect(() =>
-      db.transaction(() => {
-        writer.append(
-          {
-            tenantId: 'beta',
-            kind: 'decision',
-            receiptId: 'rcp_rolled_back',
-            taskId: null,
-            intentId: 'i',
-            actorId: 'bot',
-            capability: 'crm.read',
-            tier: 0,
-            allowed: true,
-            grantId: '',
-            amountMicros: 0n,
-            occurredAt: at('11'),
-            record: { outcome: 'allowed' },
-          },
-          at('11'),
-        );
-        throw new Error('the state change failed');
-      })(),
-    ).toThrow('the state change failed');
+    expect(() => append({ outcome: 'allowed' }, '11', true)).toThrow('the state change failed');
     expect(activity.all()).not.toContainEqual(expect.objectContaining({ hour: '2026-01-01T11' }));
     db.close();
   });
