@@ -7,6 +7,8 @@ import { freshDatabase, pgAvailable } from '../../helpers/postgres.js';
 import { tmpDir } from '../../helpers/tmp.js';
 
 const server = await pgAvailable();
+/** Triggers only the PostgreSQL schema has, for what SQLite's adapter does in code instead. */
+const PG_ONLY_TRIGGERS = new Set(['journal_activity_count']);
 
 describe.skipIf('skip' in server)('PostgreSQL migrations', () => {
   it('several processes starting together apply each migration exactly once', async () => {
@@ -101,7 +103,11 @@ describe.skipIf('skip' in server)('PostgreSQL migrations', () => {
             'SELECT tgname FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname COLLATE "C"',
           )
         ).map((t) => t.tgname);
-        expect(pgTriggers).toEqual(liteTriggers);
+        // The journal's activity counts: PostgreSQL's trigger counts a batch's rows once per
+        // statement, set-based; SQLite's journal writer counts each append itself (the row
+        // trigger it replaced parsed every record on the decision path).
+        expect(pgTriggers.filter((t) => !PG_ONLY_TRIGGERS.has(t))).toEqual(liteTriggers);
+        expect(pgTriggers).toEqual(expect.arrayContaining([...PG_ONLY_TRIGGERS]));
       } finally {
         lite.close();
         dir.cleanup();
