@@ -1,18 +1,14 @@
-import type { JournalAppend } from '../../evidence/journal-append.js';
-
 /**
- * The `journal_activity` row an append counts towards, as the console's overview groups
- * the journal: the clock hour of `occurred_at` (UTC, `YYYY-MM-DDTHH`), the kind, and the
- * record's `outcome` and `code` ('' where absent or null). Undefined when either is neither a
- * string nor absent: the writer then has SQLite read them from the stored record, as the
- * counts of a journal that predates the writer were made, so no value is rendered twice in
- * two ways.
+ * What of a journal record the console's overview counts by, besides the clock hour and the
+ * kind: its `outcome` and `code` ('' where absent or null). Undefined when either is neither
+ * a string nor absent: the writer then has SQLite read both from the stored record, the one
+ * way the counts of a journal that predates the writer were made, so such a value is never
+ * rendered as text in two ways.
  */
-export function activityKey(a: JournalAppend): [string, string, string, string] | undefined {
-  const outcome = textOf(a.record.outcome);
-  const code = textOf(a.record.code);
-  if (outcome === undefined || code === undefined) return undefined;
-  return [a.occurredAt.slice(0, 13), a.kind, outcome, code];
+export function activityOf(record: Record<string, unknown>): [outcome: string, code: string] | undefined {
+  const outcome = textOf(record.outcome);
+  const code = textOf(record.code);
+  return outcome === undefined || code === undefined ? undefined : [outcome, code];
 }
 
 function textOf(v: unknown): string | undefined {

@@ -6,7 +6,7 @@ import {
 } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
-import { activityKey } from '../rows/journal-activity.js';
+import { activityOf } from '../rows/journal-activity.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
 
@@ -120,8 +120,9 @@ export class JournalWriter {
     );
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
     for (const node of w.subtrees) this.insertNode.run(r.tenantId, node.level, node.index, blob(node.hash));
-    const key = activityKey(a);
-    if (key) this.count.run(r.tenantId, ...key);
+    // The hour and kind as stored, so the count groups with the row it counts.
+    const counted = activityOf(a.record);
+    if (counted) this.count.run(r.tenantId, r.occurredAt.slice(0, 13), r.kind, ...counted);
     else this.countFromRecord.run(r.tenantId, r.sequence);
     this.held.set(r.tenantId, w.state);
     return w.appended;
