@@ -48,6 +48,37 @@ export class RevocationFeed {
     return this.client ? `heard.${this.generation}` : `unheard.${++this.unheard}`;
   }
 
+  /**
+   * The mark once every revocation committed before this call has been heard. A round trip
+   * on the listening connection is the barrier: a notification committed before the query
+   * was sent is pending on the server's session for that connection, and the server sends
+   * pending notifications before it answers the next query, so the client has emitted it by
+   * the time the answer arrives. Without it, a request reaching this replica in the instant
+   * between another process's revoking commit and its notification was served from memory.
+   * Read once per event-loop turn for every credential check waiting (http/change-mark.ts).
+   * A round trip that fails or outlasts the connect time-out moves the mark, as not
+   * listening does, and drops the connection for a new one (nothing is remembered meanwhile).
+   */
+  async heardMark(): Promise<string> {
+    const client = this.client;
+    if (client !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          client.query('SELECT 1'),
+          new Promise((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error('no answer')), this.opts.connectTimeoutMs);
+          }),
+        ]);
+      } catch {
+        this.lost(client);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return this.mark();
+  }
+
   /** A token written by this process (committed): the mark moves, listeners hear a revocation at once. */
   changed(revokedTokenId?: string): void {
     if (revokedTokenId === undefined) this.generation++;

@@ -45,12 +45,14 @@ export class PgTokens implements TokenRepo {
   /**
    * What an in-memory token cache compares on every request (the daemon's): it moves on a
    * revocation by any replica (LISTEN/NOTIFY), on a token write by this process, and on
-   * every call while the feed is not listening. No query: it costs nothing per request.
+   * every call while the feed is not listening. It costs one round trip on the listening
+   * connection (the barrier that makes a revocation committed before the call heard by it),
+   * which the daemon makes once per event-loop turn for all the checks waiting.
    * Nothing else can invalidate a verified token: tokens change only by revocation, and
    * actors are never changed or removed once added (no port writes them again).
    */
   async changeMark(): Promise<string> {
-    return this.feed.mark();
+    return this.feed.heardMark();
   }
 
   async find(id: string): Promise<TokenRecord | undefined> {
