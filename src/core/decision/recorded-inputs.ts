@@ -1,5 +1,5 @@
 import type { Micros } from '../money.js';
-import type { PolicyStep } from './outcome.js';
+import type { PolicyQuestion, PolicyStep } from './outcome.js';
 
 /**
  * What a decision that reached the policy step records of it, in its own transaction: the
@@ -32,12 +32,12 @@ export interface RecordedInputs {
  * built here.
  */
 export function recordedInputs(step: PolicyStep, policyVersion: number): RecordedInputs {
-  const { actor: a, capability: c } = step.question;
+  const { actor, capability } = step.question;
   return {
     policyVersion,
-    actor: JSON.stringify({ id: a.id, kind: a.kind, manager: a.manager, roles: a.roles }),
-    capability: JSON.stringify({ custody: c.custody, id: c.id, irreversible: c.irreversible, tier: c.tier }),
-    determining: JSON.stringify(step.determining),
+    actor: actorBody(actor),
+    capability: capabilityBody(capability),
+    determining: determiningBody(step.determining),
     action: step.question.action,
     amountMicros: step.question.amountMicros,
     brokered: step.question.route === 'brokered',
@@ -47,6 +47,46 @@ export function recordedInputs(step: PolicyStep, policyVersion: number): Recorde
     noPolicy: step.noPolicy,
   };
 }
+
+type Actor = PolicyQuestion['actor'];
+type Capability = PolicyQuestion['capability'];
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * A body builder that keeps the last body it built. Consecutive decisions mostly come from
+ * the same actor, for the same capability, with the same answer: while the attributes equal
+ * the last ones, the body is that very string (the store then finds its id without building
+ * or hashing another). What is compared is a copy, so a caller changing its object later
+ * cannot make a stale body look current.
+ */
+function lastBody<T>(copy: (v: T) => T, same: (held: T, v: T) => boolean, build: (v: T) => string) {
+  let held: { value: T; body: string } | undefined;
+  return (v: T): string => {
+    if (held === undefined || !same(held.value, v)) held = { value: copy(v), body: build(v) };
+    return held.body;
+  };
+}
+
+const actorBody = lastBody<Actor>(
+  (a) => ({ id: a.id, kind: a.kind, manager: a.manager, roles: [...a.roles] }),
+  (h, a) => h.id === a.id && h.kind === a.kind && h.manager === a.manager && sameList(h.roles, a.roles),
+  (a) => JSON.stringify({ id: a.id, kind: a.kind, manager: a.manager, roles: a.roles }),
+);
+
+const capabilityBody = lastBody<Capability>(
+  (c) => ({ custody: c.custody, id: c.id, irreversible: c.irreversible, tier: c.tier }),
+  (h, c) =>
+    h.custody === c.custody && h.id === c.id && h.irreversible === c.irreversible && h.tier === c.tier,
+  (c) => JSON.stringify({ custody: c.custody, id: c.id, irreversible: c.irreversible, tier: c.tier }),
+);
+
+const determiningBody = lastBody<readonly string[]>(
+  (d) => [...d],
+  sameList,
+  (d) => JSON.stringify(d),
+);
 
 /** One decision's recorded policy inputs, with its stored bodies still referred to by id. */
 export interface StoredInputs {

@@ -18,7 +18,7 @@ import {
 } from './decision-state.js';
 import { journalParts } from './journal.js';
 import { inputsPart } from './policy-inputs.js';
-import { SnapshotIds } from '../rows/policy-inputs.js';
+import { SnapshotIdMap, SnapshotIds } from '../rows/policy-inputs.js';
 import type { ReplicaOwner } from './replica.js';
 import { writeAll, type WritePart } from './write-parts.js';
 import {
@@ -47,7 +47,7 @@ export class PgDecisions implements DecisionStore {
   }
 
   decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    const learned = new Map<string, number>();
+    const learned = new SnapshotIdMap();
     const tag: StateRequest = { req, caller };
     const sealed = this.queue.submit(
       req.tenantId,
@@ -70,7 +70,7 @@ export class PgDecisions implements DecisionStore {
    * it and `apply` appends on the log state read under the lock. (Public so a test can put a
    * competing writer between a read and a guarded write.)
    */
-  opsIn(tx: PgTx, learned = new Map<string, number>(), place?: SharedPlace): Async<DecisionOps> {
+  opsIn(tx: PgTx, learned = new SnapshotIdMap(), place?: SharedPlace): Async<DecisionOps> {
     let loaded: LoadedState | undefined;
     const batch = place?.run instanceof DecisionBatch ? place.run : undefined;
     // Anything else asked of the store sees every decision before this one written.
@@ -114,7 +114,7 @@ export class PgDecisions implements DecisionStore {
     tx: PgTx,
     p: DecisionWrites,
     log: LogState | undefined,
-    learned: Map<string, number>,
+    learned: SnapshotIdMap,
     batch: DecisionBatch | undefined,
   ): Promise<Appended> {
     const journal = journalWrite(log, p.journal, p.at, sha256);

@@ -1,13 +1,12 @@
 import type { RecordedInputs } from '../../core/decision/recorded-inputs.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { RecordedDecision, RecordedDecisions, ReplayRange } from '../replay-ports.js';
-import type { SnapshotIds } from '../rows/policy-inputs.js';
+import type { SnapshotIdMap, SnapshotIds } from '../rows/policy-inputs.js';
 import {
   bodiesOf,
   INPUTS_COLUMNS,
   inputsValues,
   RECORDED_COLUMNS,
-  snapshotKey,
   toRecordedDecision,
   type RecordedRow,
 } from '../rows/policy-inputs.js';
@@ -31,15 +30,14 @@ const SNAPSHOT_ID = `WITH found AS (SELECT id FROM policy_input_snapshots WHERE 
 export async function inputsPart(
   tx: PgTx,
   ids: SnapshotIds,
-  learned: Map<string, number>,
+  learned: SnapshotIdMap,
   tenantId: string,
   sequence: number,
   inputs: RecordedInputs,
 ): Promise<WritePart> {
   const refs: number[] = [];
   for (const body of bodiesOf(inputs)) {
-    const key = snapshotKey(tenantId, body);
-    let id = ids.get(key) ?? learned.get(key);
+    let id = ids.get(tenantId, body) ?? learned.get(tenantId, body);
     if (id === undefined) {
       const digest = sha256(new TextEncoder().encode(body));
       const [row] = await tx.query<{ id: string }>(SNAPSHOT_ID, [
@@ -48,7 +46,7 @@ export async function inputsPart(
         body,
       ]);
       id = Number(row!.id);
-      learned.set(key, id);
+      learned.set(tenantId, body, id);
     }
     refs.push(id);
   }

@@ -8,6 +8,41 @@ type SnapshotRefs = readonly [actor: number, capability: number, determining: nu
 const MAX_HELD = 10_000;
 
 /**
+ * Snapshot ids by tenant and body. Keyed by the body itself, not a tenant-and-body string:
+ * consecutive decisions hand in the very same body strings (recorded-inputs.ts keeps the last
+ * ones), whose hashes the engine has already computed, so a lookup costs no new string.
+ */
+export class SnapshotIdMap {
+  private readonly byTenant = new Map<string, Map<string, number>>();
+  private count = 0;
+
+  get(tenantId: string, body: string): number | undefined {
+    return this.byTenant.get(tenantId)?.get(body);
+  }
+
+  set(tenantId: string, body: string, id: number): void {
+    let bodies = this.byTenant.get(tenantId);
+    if (!bodies) this.byTenant.set(tenantId, (bodies = new Map()));
+    if (!bodies.has(body)) this.count++;
+    bodies.set(body, id);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  clear(): void {
+    this.byTenant.clear();
+    this.count = 0;
+  }
+
+  *entries(): IterableIterator<[tenantId: string, body: string, id: number]> {
+    for (const [tenantId, bodies] of this.byTenant)
+      for (const [body, id] of bodies) yield [tenantId, body, id];
+  }
+}
+
+/**
  * The ids of stored snapshot bodies, per tenant and body, so a decision whose actor,
  * capability and determining policies were seen before writes only their ids: no hash, no
  * read. An id is held only once the transaction that wrote or read it has committed (see
@@ -16,22 +51,19 @@ const MAX_HELD = 10_000;
  * stays right whichever process wrote it.
  */
 export class SnapshotIds {
-  private readonly held = new Map<string, number>();
+  private readonly held = new SnapshotIdMap();
 
-  /** the id held for this body, if any */
-  get(key: string): number | undefined {
-    return this.held.get(key);
+  /** the id held for this tenant's body, if any */
+  get(tenantId: string, body: string): number | undefined {
+    return this.held.get(tenantId, body);
   }
 
   /** hold what a job learned, once its transaction has committed */
-  remember(learned: ReadonlyMap<string, number>): void {
+  remember(learned: SnapshotIdMap): void {
     if (this.held.size + learned.size > MAX_HELD) this.held.clear();
-    for (const [key, id] of learned) this.held.set(key, id);
+    for (const [tenantId, body, id] of learned.entries()) this.held.set(tenantId, body, id);
   }
 }
-
-/** The key a body is held under. */
-export const snapshotKey = (tenantId: string, body: string): string => `${tenantId}\n${body}`;
 
 /** The bodies of one record, in `SnapshotRefs` order. */
 export const bodiesOf = (i: RecordedInputs): readonly [string, string, string] => [

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SvcError } from '../../core/errors.js';
+import { batchEndOf, type BatchEnd } from './batch-end.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { Db } from './database.js';
 import type { DurableSync } from './wal-sync.js';
@@ -12,6 +13,8 @@ interface Job<T> {
   reject: (e: unknown) => void;
   /** when waiting for the write lock stops and the caller gets a 503 */
   deadline: number;
+  /** its rows of the log state and activity may wait for the batch's end (batch-end.ts) */
+  deferWrites: boolean;
   result?: { ok: true; value: T } | { ok: false; error: unknown };
 }
 
@@ -64,6 +67,11 @@ interface Unsynced {
  * ever fails, what it covered may not survive a crash, so the queue stops: its callers and
  * every later one get a 503, until the daemon is restarted (and recovers from the file).
  *
+ * A job submitted with `deferWrites` lets the rows every decision moves on (the journal's log
+ * state, the activity counts) wait for the batch's end, where they are written once, before
+ * the COMMIT (batch-end.ts); what waits is dropped with a rollback and goes back with a job's
+ * savepoint.
+ *
  * When another process holds the write lock, the queue never waits on the event loop: it
  * retries on a timer (jobs keep queueing and join the batch) and answers each job that
  * passes its deadline with a 503 before any of its work ran.
@@ -88,6 +96,7 @@ export class CommitQueue {
   /** the next batch runs with one savepoint per job: its first run threw after changing rows */
   private isolate = false;
   private readonly totalChanges: Database.Statement<[], number>;
+  private readonly end: BatchEnd;
   private readonly relaxed: Database.Statement | undefined;
   private readonly strict: Database.Statement | undefined;
 
@@ -102,6 +111,7 @@ export class CommitQueue {
     private readonly observer: CommitObserver | null = null,
   ) {
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
+    this.end = batchEndOf(db);
     if (wal) {
       this.relaxed = db.prepare('PRAGMA synchronous = NORMAL');
       this.strict = db.prepare('PRAGMA synchronous = FULL');
@@ -120,10 +130,15 @@ export class CommitQueue {
     return new Promise((resolve, reject) => this.barriers.push({ seq, resolve, reject }));
   }
 
-  submit<T>(work: () => T): Promise<T> {
+  /**
+   * `deferWrites`: the job reads the journal's log state and activity counts only through
+   * its journal writer, so the rows it moves on may wait for the batch's end (batch-end.ts).
+   */
+  submit<T>(work: () => T, opts: { deferWrites?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const deadline = Date.now() + lockWaitOf(this.db).deadlineMs;
-      this.pending.push({ work, resolve, reject, deadline } as Job<unknown>);
+      const deferWrites = opts.deferWrites === true;
+      this.pending.push({ work, resolve, reject, deadline, deferWrites } as Job<unknown>);
       this.schedule(0);
     });
   }
@@ -187,6 +202,7 @@ export class CommitQueue {
     if (isolated) this.runIsolated(batch);
     else if (!this.run(batch)) {
       if (this.db.inTransaction) tx.rollback.run();
+      this.end.discard();
       for (const job of batch) delete job.result;
       this.pending.unshift(...batch);
       this.isolate = true;
@@ -194,9 +210,11 @@ export class CommitQueue {
       return undefined;
     }
     try {
+      this.end.flush();
       tx.commit.run();
     } catch (err) {
       if (this.db.inTransaction) tx.rollback.run();
+      this.end.discard();
       this.failAll(batch, err);
       return undefined;
     }
@@ -208,7 +226,7 @@ export class CommitQueue {
     for (const job of batch) {
       const before = this.totalChanges.get();
       try {
-        job.result = { ok: true, value: job.work() };
+        job.result = { ok: true, value: this.end.within(job.deferWrites, job.work) };
       } catch (error) {
         job.result = { ok: false, error };
         if (!this.db.inTransaction || this.totalChanges.get() !== before) return false;
@@ -222,9 +240,15 @@ export class CommitQueue {
       // SQLite ended the transaction itself (an I/O error, a full disk): what ran is rolled
       // back and nothing more may run outside it; the COMMIT then fails the whole batch.
       if (!this.db.inTransaction) break;
+      // What waits for the batch's end goes back with the job's savepoint.
+      const restore = this.end.mark();
       try {
-        job.result = { ok: true, value: this.db.transaction(job.work)() };
+        job.result = {
+          ok: true,
+          value: this.db.transaction(() => this.end.within(job.deferWrites, job.work))(),
+        };
       } catch (error) {
+        restore();
         job.result = { ok: false, error };
       }
     }

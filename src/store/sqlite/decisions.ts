@@ -16,6 +16,7 @@ import {
   grantValues,
   openApprovalValues,
 } from '../rows/decision-values.js';
+import { SnapshotIdMap } from '../rows/policy-inputs.js';
 
 /**
  * The decision pipeline's SQLite side: the reads and writes core/decision/pipeline.ts asks
@@ -109,9 +110,12 @@ export class SqliteDecisions implements DecisionStore {
   }
 
   decide(...[req, caller, mode, rules]: Parameters<DecisionStore['decide']>): Promise<Sealed> {
-    const learned = new Map<string, number>();
-    const sealed = this.queue.submit(() =>
-      this.inputs.job(learned, () => runSync(decision(req, caller, mode, rules, this.clock), this.ops)),
+    const learned = new SnapshotIdMap();
+    // The decision reads the log state only through its journal writer: its log state and
+    // activity count are written once per batch (batch-end.ts).
+    const sealed = this.queue.submit(
+      () => this.inputs.job(learned, () => runSync(decision(req, caller, mode, rules, this.clock), this.ops)),
+      { deferWrites: true },
     );
     return sealed.then((s) => {
       this.inputs.committed(learned);

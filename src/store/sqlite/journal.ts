@@ -7,16 +7,121 @@ import {
 import type { LogState } from '../../evidence/journal-entry.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import { activityOf } from '../rows/journal-activity.js';
+import { batchEndOf, type BatchEnd, type Deferred } from './batch-end.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
 
 export type { Appended, JournalAppend, JournalKind } from '../../evidence/journal-append.js';
 
 /**
- * Per connection and tenant, the log state the last append on that connection wrote, shared
- * by every writer on it (decisions, approvals, effects... interleave their appends).
+ * What the journal writers of one connection share: per tenant, the log state the last
+ * append on that connection wrote (decisions, approvals, effects... interleave their
+ * appends), and what waits for the end of the commit queue's batch.
  */
-const heldStates = new WeakMap<Db, Map<string, LogState>>();
+interface Shared {
+  held: Map<string, LogState>;
+  batch: JournalBatch;
+}
+
+const shared = new WeakMap<Db, Shared>();
+
+function sharedOf(db: Db): Shared {
+  let s = shared.get(db);
+  if (!s) {
+    const held = new Map<string, LogState>();
+    s = { held, batch: new JournalBatch(db, held) };
+    batchEndOf(db).join(s.batch);
+    shared.set(db, s);
+  }
+  return s;
+}
+
+/** One activity count waiting for the batch's end. */
+interface Count {
+  tenantId: string;
+  hour: string;
+  kind: string;
+  outcome: string;
+  code: string;
+  n: number;
+}
+
+/**
+ * The journal rows a batch of decisions moves on once instead of at every append: each
+ * tenant's `journal_state` (only the last one is ever read after the batch) and the
+ * `journal_activity` counts (they add up). What waits is written just before the batch's
+ * COMMIT, or before a job that did not let its writes wait (batch-end.ts).
+ */
+class JournalBatch implements Deferred {
+  private states = new Map<string, { state: LogState; frontierText: string }>();
+  private counts = new Map<string, Count>();
+  private readonly writeState;
+  private readonly count;
+
+  constructor(
+    db: Db,
+    private readonly held: Map<string, LogState>,
+  ) {
+    this.writeState = db.prepare(
+      `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
+       ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`,
+    );
+    this.count = db.prepare(
+      `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + excluded.n`,
+    );
+  }
+
+  /** The tenant's log state after this batch's appends so far; undefined before its first. */
+  state(tenantId: string): LogState | undefined {
+    return this.states.get(tenantId)?.state;
+  }
+
+  /** An append's state and count, once its rows are written. */
+  appended(w: JournalWrite, counted: readonly [outcome: string, code: string] | undefined): void {
+    const r = w.row;
+    this.states.set(r.tenantId, { state: w.state, frontierText: w.frontierText });
+    if (!counted) return;
+    const hour = r.occurredAt.slice(0, 13);
+    const key = `${r.tenantId}\n${hour}\n${r.kind}\n${counted[0]}\n${counted[1]}`;
+    const c = this.counts.get(key);
+    if (c) c.n++;
+    else
+      this.counts.set(key, {
+        tenantId: r.tenantId,
+        hour,
+        kind: r.kind,
+        outcome: counted[0],
+        code: counted[1],
+        n: 1,
+      });
+  }
+
+  flush(): void {
+    if (this.states.size === 0 && this.counts.size === 0) return;
+    for (const [t, { state, frontierText }] of this.states)
+      this.writeState.run(t, state.size, state.chainHash, frontierText);
+    for (const c of this.counts.values()) this.count.run(c.tenantId, c.hour, c.kind, c.outcome, c.code, c.n);
+    // Only once every row is written: a flush that fails part-way leaves what waits as it was.
+    for (const [t, { state }] of this.states) this.held.set(t, state);
+    this.states = new Map();
+    this.counts = new Map();
+  }
+
+  discard(): void {
+    this.states = new Map();
+    this.counts = new Map();
+  }
+
+  mark(): () => void {
+    const states = new Map(this.states);
+    const counts = new Map([...this.counts].map(([k, c]) => [k, { ...c }]));
+    return () => {
+      this.states = states;
+      this.counts = counts;
+    };
+  }
+}
 
 /**
  * Append one record to a tenant's journal. Must run inside the caller's write transaction,
@@ -29,20 +134,27 @@ const heldStates = new WeakMap<Db, Map<string, LogState>>();
  * holds that size and chain hash (equal chain hashes commit to the same leaves, hence the same
  * frontier). When it does not (another process appended, or that append was rolled back), the
  * stored state is read and the append computed again from it.
+ *
+ * In a commit-queue job that lets its writes wait (batch-end.ts), the tenant's first append of
+ * the batch checks the held state against the stored size and chain hash (the batch holds the
+ * write lock, so it stays true to the end), later ones go on from the batch's own state, and
+ * `journal_state` and the activity counts are written once, at the batch's end.
  */
 export class JournalWriter {
   private readonly advance;
   private readonly writeState;
+  private readonly head;
   private readonly insert;
   private readonly insertNode;
   private readonly count;
   private readonly countFromRecord;
   private readonly held: Map<string, LogState>;
+  private readonly batch: JournalBatch;
+  private readonly end: BatchEnd;
 
   constructor(private readonly db: Db) {
-    let held = heldStates.get(db);
-    if (!held) heldStates.set(db, (held = new Map()));
-    this.held = held;
+    ({ held: this.held, batch: this.batch } = sharedOf(db));
+    this.end = batchEndOf(db);
     this.advance = db.prepare(
       `UPDATE journal_state SET size = ?, chain_hash = ?, frontier = ?
        WHERE tenant_id = ? AND size = ? AND chain_hash = ?`,
@@ -50,6 +162,9 @@ export class JournalWriter {
     this.writeState = db.prepare(
       `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
        ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`,
+    );
+    this.head = db.prepare<[string], { size: number; chain_hash: string }>(
+      'SELECT size, chain_hash FROM journal_state WHERE tenant_id = ?',
     );
     this.insert = db.prepare(
       `INSERT INTO journal (tenant_id, sequence, kind, receipt_id, task_id, record, record_hash, intent_id, actor_id,
@@ -77,25 +192,44 @@ export class JournalWriter {
 
   append(a: JournalAppend, linkedAt: string): Appended {
     if (!this.db.inTransaction) throw new Error('journal appends run inside the state change’s transaction');
+    if (this.end.deferring) return this.appendWaiting(a, linkedAt);
     const t = a.tenantId;
     const held = this.held.get(t);
     if (held !== undefined) {
       const w = journalWrite(held, a, linkedAt, sha256);
       const s = w.state;
       if (this.advance.run(s.size, s.chainHash, w.frontierText, t, held.size, held.chainHash).changes === 1) {
-        return this.write(a, w);
+        return this.write(a, w, false);
       }
     }
     const w = journalWrite(readLogState(this.db, t), a, linkedAt, sha256);
     this.writeState.run(t, w.state.size, w.state.chainHash, w.frontierText);
-    return this.write(a, w);
+    return this.write(a, w, false);
+  }
+
+  /** An append whose `journal_state` and count wait for the batch's end. */
+  private appendWaiting(a: JournalAppend, linkedAt: string): Appended {
+    const t = a.tenantId;
+    const from = this.batch.state(t) ?? this.stored(t);
+    return this.write(a, journalWrite(from, a, linkedAt, sha256), true);
+  }
+
+  /** The tenant's stored log state: the one held, when the store still holds its size and chain hash. */
+  private stored(tenantId: string): LogState | undefined {
+    const held = this.held.get(tenantId);
+    if (held !== undefined) {
+      const head = this.head.get(tenantId);
+      if (head !== undefined && head.size === held.size && head.chain_hash === held.chainHash) return held;
+    }
+    return readLogState(this.db, tenantId);
   }
 
   /**
-   * The entry row, the Merkle subtrees it completed and its activity count; `journal_state`
-   * is already moved on.
+   * The entry row, the Merkle subtrees it completed and its activity count. `journal_state` is
+   * already moved on, or (`waiting`) it and the count are handed to the batch once the rows
+   * are written.
    */
-  private write(a: JournalAppend, w: JournalWrite): Appended {
+  private write(a: JournalAppend, w: JournalWrite, waiting: boolean): Appended {
     const r = w.row;
     this.insert.run(
       r.tenantId,
@@ -122,9 +256,13 @@ export class JournalWriter {
     for (const node of w.subtrees) this.insertNode.run(r.tenantId, node.level, node.index, blob(node.hash));
     // The hour and kind as stored, so the count groups with the row it counts.
     const counted = activityOf(a.record);
-    if (counted) this.count.run(r.tenantId, r.occurredAt.slice(0, 13), r.kind, ...counted);
-    else this.countFromRecord.run(r.tenantId, r.sequence);
-    this.held.set(r.tenantId, w.state);
+    if (!counted) this.countFromRecord.run(r.tenantId, r.sequence);
+    if (waiting) {
+      this.batch.appended(w, counted);
+    } else {
+      if (counted) this.count.run(r.tenantId, r.occurredAt.slice(0, 13), r.kind, ...counted);
+      this.held.set(r.tenantId, w.state);
+    }
     return w.appended;
   }
 }

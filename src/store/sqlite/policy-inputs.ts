@@ -1,12 +1,12 @@
 import type { RecordedInputs } from '../../core/decision/recorded-inputs.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { RecordedDecision, RecordedDecisions, ReplayRange } from '../replay-ports.js';
+import type { SnapshotIdMap } from '../rows/policy-inputs.js';
 import {
   bodiesOf,
   INPUTS_COLUMNS,
   inputsValues,
   RECORDED_COLUMNS,
-  snapshotKey,
   SnapshotIds,
   toRecordedDecision,
   type RecordedRow,
@@ -22,7 +22,7 @@ import { openDatabase, type Db } from './database.js';
 export class SqliteInputsWriter {
   private readonly q;
   /** the ids the running job learned; handed to `ids.remember` once its transaction committed */
-  private learning: Map<string, number> | undefined;
+  private learning: SnapshotIdMap | undefined;
 
   constructor(
     db: Db,
@@ -48,7 +48,7 @@ export class SqliteInputsWriter {
   }
 
   /** Run one job of the commit queue, learning the ids it writes or reads. */
-  job<T>(learned: Map<string, number>, work: () => T): T {
+  job<T>(learned: SnapshotIdMap, work: () => T): T {
     // A job run again (its batch rolled back) learns afresh: what it learned before may be gone.
     learned.clear();
     this.learning = learned;
@@ -60,7 +60,7 @@ export class SqliteInputsWriter {
   }
 
   /** Hold what a job learned: its transaction has committed. */
-  committed(learned: ReadonlyMap<string, number>): void {
+  committed(learned: SnapshotIdMap): void {
     if (learned.size > 0) this.ids.remember(learned);
   }
 
@@ -71,12 +71,11 @@ export class SqliteInputsWriter {
   }
 
   private idOf(tenantId: string, body: string): number {
-    const key = snapshotKey(tenantId, body);
-    const held = this.ids.get(key) ?? this.learning?.get(key);
+    const held = this.ids.get(tenantId, body) ?? this.learning?.get(tenantId, body);
     if (held !== undefined) return held;
     const hash = sha256(new TextEncoder().encode(body));
     const id = this.q.find.get(tenantId, hash) ?? this.q.add.get(tenantId, hash, body, tenantId)!;
-    this.learning?.set(key, id);
+    this.learning?.set(tenantId, body, id);
     return id;
   }
 }
