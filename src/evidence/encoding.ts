@@ -6,15 +6,26 @@
  */
 
 const HEX_DIGITS = '0123456789abcdef';
-const HEX_BYTE: readonly string[] = Array.from(
-  { length: 256 },
-  (_, i) => HEX_DIGITS[i >> 4]! + HEX_DIGITS[i & 15]!,
+/** The two digit codes of each byte, at 2b and 2b + 1. */
+const HEX_CODES = Uint8Array.from({ length: 512 }, (_, i) =>
+  HEX_DIGITS.charCodeAt(i % 2 === 0 ? i >> 5 : (i >> 1) & 15),
 );
+/** The digits are ASCII, which every single-byte decoder reads as itself. */
+const hexText = new TextDecoder('latin1');
+/** Reused for hashes and ids (a few dozen bytes); a longer input gets its own. */
+const HEX_SCRATCH = new Uint8Array(256);
 
 export function encodeHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += HEX_BYTE[byte]!;
-  return out;
+  // One native decode of the digit codes: concatenating 32 two-letter strings made a chain
+  // of 32 strings per hash on every journal append, each flattened and collected after.
+  const n = bytes.length * 2;
+  const out = n <= HEX_SCRATCH.length ? HEX_SCRATCH : new Uint8Array(n);
+  for (let i = 0; i < bytes.length; i++) {
+    const at = bytes[i]! * 2;
+    out[2 * i] = HEX_CODES[at]!;
+    out[2 * i + 1] = HEX_CODES[at + 1]!;
+  }
+  return hexText.decode(out.subarray(0, n));
 }
 
 /** The value of each lowercase hex digit by its char code; -1 for every other code below 128. */

@@ -46,20 +46,25 @@ export function linkEntry(
   const body = preimageFields(fields, sequence);
   // The preimage's keys stand in sorted order, so cjson writes it in one native pass.
   const leaf = sha256(encodeUtf8(cjson(body)));
-  const previous = decodeHex(state.chainHash);
+  const previous = chainBytes.get(state) ?? decodeHex(state.chainHash);
   if (previous?.length !== 32) throw new RangeError('the stored chain hash is not 32 bytes of hex');
-  const chainHash = encodeHex(chainNext(previous, leaf, sha256));
+  const chain = chainNext(previous, leaf, sha256);
+  const chainHash = encodeHex(chain);
   const leafHex = encodeHex(leaf);
   const subtrees: CompletedSubtree[] = [];
   const frontier = appendToFrontier(state.frontier, leaf, sha256, subtrees);
   const next: LogState = { size: sequence, chainHash, frontier };
   linked.add(next);
+  chainBytes.set(next, chain);
   const entry: EntryLine = { type: 'entry', ...body, chain_hash: chainHash, leaf: leafHex };
   return { entry, state: next, subtrees };
 }
 
 /** States `linkEntry` computed: already well-formed, so not checked again. */
 const linked = new WeakSet<LogState>();
+
+/** The chain hash of each state `linkEntry` computed, as bytes: the next link need not decode its hex. */
+const chainBytes = new WeakMap<LogState, Uint8Array>();
 
 /**
  * The preimage object of evidence-format.md §3 (every field of the entry line except `type`,
