@@ -1,7 +1,7 @@
 import { formatUsd } from './amount.js';
 import { cjson } from './cjson.js';
-import type { Sha256 } from './crypto-provider.js';
-import { encodeHex, encodeUtf8 } from './encoding.js';
+import { sha256OfText, type Sha256 } from './crypto-provider.js';
+import { encodeHex } from './encoding.js';
 import type { Tombstone } from './export-line.js';
 import { emptyLogState, linkEntry, type LogState } from './journal-entry.js';
 import type { CompletedSubtree } from './merkle-subtrees.js';
@@ -106,7 +106,7 @@ export function journalWrite(
   const from = state ?? emptyLogState(a.tenantId, sha256);
   // record_hash = hex(H(CJSON(record))); canonicalised once, and that text is what is stored.
   const canonical = cjson(a.record);
-  const hash = encodeHex(sha256(encodeUtf8(canonical)));
+  const hash = encodeHex(sha256OfText(sha256, canonical));
   const {
     entry,
     state: next,

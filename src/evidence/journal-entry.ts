@@ -1,7 +1,7 @@
 import { chainGenesis, chainNext } from './chain.js';
 import { cjson } from './cjson.js';
-import type { Sha256 } from './crypto-provider.js';
-import { decodeHex, encodeHex, encodeUtf8 } from './encoding.js';
+import { sha256OfText, type Sha256 } from './crypto-provider.js';
+import { decodeHex, encodeHex } from './encoding.js';
 import type { EntryLine } from './export-line.js';
 import { logIdFor } from './log-id.js';
 import { appendToFrontier, checkFrontierState, type FrontierState } from './merkle-frontier.js';
@@ -27,7 +27,7 @@ export function emptyLogState(tenantId: string, sha256: Sha256): LogState {
 
 /** `record_hash = hex(H(CJSON(full internal record)))` (evidence-format.md §3). */
 export function recordHash(record: object, sha256: Sha256): string {
-  return encodeHex(sha256(encodeUtf8(cjson(record))));
+  return encodeHex(sha256OfText(sha256, cjson(record)));
 }
 
 /**
@@ -45,7 +45,7 @@ export function linkEntry(
   const sequence = state.size + 1;
   const body = preimageFields(fields, sequence);
   // The preimage's keys stand in sorted order, so cjson writes it in one native pass.
-  const leaf = sha256(encodeUtf8(cjson(body)));
+  const leaf = sha256OfText(sha256, cjson(body));
   const previous = chainBytes.get(state) ?? decodeHex(state.chainHash);
   if (previous?.length !== 32) throw new RangeError('the stored chain hash is not 32 bytes of hex');
   const chain = chainNext(previous, leaf, sha256);

@@ -1,5 +1,5 @@
 import { createPublicKey, hash, sign, verify, type KeyObject } from 'node:crypto';
-import type { CryptoProvider, Ed25519Sign } from './crypto-provider.js';
+import type { CryptoProvider, Ed25519Sign, Sha256 } from './crypto-provider.js';
 import { ed25519PublicKeyProblem } from './ed25519-public-key.js';
 
 /** DER SubjectPublicKeyInfo prefix for a raw Ed25519 key (RFC 8410). */
@@ -7,12 +7,18 @@ const SPKI_ED25519_PREFIX = Uint8Array.from([
   0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00,
 ]);
 
-export function sha256(data: Uint8Array): Uint8Array {
-  // One-shot hash: a third of createHash().update().digest() on the small inputs evidence hashes.
-  const digest = hash('sha256', data, 'buffer');
-  // A plain Uint8Array view, so callers never meet Buffer's slice-is-a-view semantics.
-  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
-}
+/** A plain Uint8Array view, so callers never meet Buffer's slice-is-a-view semantics. */
+const view = (digest: Buffer) => new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+
+/**
+ * One-shot hash: a third of createHash().update().digest() on the small inputs evidence
+ * hashes. Text (a canonical record, an entry's preimage) is handed to it as a string: encoding
+ * it to UTF-8 in JavaScript first cost as much again as the hash (1.7 against 0.8 us for a
+ * record of 800 characters).
+ */
+export const sha256: Sha256 = Object.assign((data: Uint8Array) => view(hash('sha256', data, 'buffer')), {
+  text: (text: string) => view(hash('sha256', text, 'buffer')),
+});
 
 function verifyEd25519(publicKeyRaw: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   // OpenSSL accepts small-order and non-canonical keys; §1 requires both to fail.

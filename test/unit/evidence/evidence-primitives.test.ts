@@ -1,6 +1,9 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chainGenesis, chainNext } from '../../../src/evidence/chain.js';
+import { sha256OfText, type Sha256 } from '../../../src/evidence/crypto-provider.js';
+import { isWellFormedUnicode } from '../../../src/evidence/encoding.js';
 import { entryLeaf, entryPreimage } from '../../../src/evidence/entry.js';
 import type { EntryLine, Tombstone } from '../../../src/evidence/export-line.js';
 import { keyIdOf } from '../../../src/evidence/key-id.js';
@@ -175,5 +178,26 @@ describe('redactEntry (§7)', () => {
 
   it('refuses an entry outside the range', () => {
     expect(() => redactEntry({ ...entry, sequence: 3 }, tombstone)).toThrow(RangeError);
+  });
+});
+
+describe('H(UTF8(text)) (§1)', () => {
+  it('is the same with the native text hash and with the bytes encoded first, and refuses a lone surrogate either way', () => {
+    const encodedFirst: Sha256 = (data) => nobleCrypto.sha256(data);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+        const wellFormed = isWellFormedUnicode(text);
+        for (const provider of [sha256, encodedFirst]) {
+          if (wellFormed) {
+            expect(Buffer.from(sha256OfText(provider, text))).toEqual(H(Buffer.from(text, 'utf8')));
+          } else {
+            expect(() => sha256OfText(provider, text)).toThrow(/lone surrogate/);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(sha256.text).toBeTypeOf('function');
+    expect(() => sha256OfText(sha256, 'a\uD800b')).toThrow(/lone surrogate/);
   });
 });
