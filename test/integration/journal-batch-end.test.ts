@@ -221,6 +221,30 @@ describe('the journal rows a batch of decisions writes at its end', () => {
     expect(journalTables(db)).toEqual(journalTables(reference));
   });
 
+  it('writes nothing that waits once SQLite has ended the transaction itself', async () => {
+    await Promise.all([deciding(0), deciding(1)]);
+    committed(0, 1);
+    // As an I/O error or a full disk does: the transaction is gone mid-batch. Rows that waited
+    // must not be written on their own (each would commit alone, ahead of a rolled-back journal).
+    const results = await Promise.allSettled([
+      deciding(2),
+      queue.submit(
+        () => {
+          db.exec('ROLLBACK');
+          throw new Error('the disk is full');
+        },
+        { deferWrites: true },
+      ),
+      deciding(4),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(db.inTransaction).toBe(false);
+    expect(journalTables(db)).toEqual(journalTables(reference));
+    await Promise.all([deciding(5), deciding(6)]);
+    committed(5, 6);
+    expect(journalTables(db)).toEqual(journalTables(reference));
+  });
+
   it('goes on from what another connection appended between two batches', async () => {
     await Promise.all([deciding(0), deciding(1), deciding(2)]);
     committed(0, 1, 2);

@@ -59,7 +59,7 @@ class JournalBatch implements Deferred {
   private readonly count;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly held: Map<string, LogState>,
   ) {
     this.writeState = db.prepare(
@@ -99,6 +99,10 @@ class JournalBatch implements Deferred {
 
   flush(): void {
     if (this.states.size === 0 && this.counts.size === 0) return;
+    // SQLite can end a transaction itself (an I/O error, a full disk): written now, each row
+    // would commit on its own, a log state ahead of a journal that was rolled back.
+    if (!this.db.inTransaction)
+      throw new Error('the journal rows waiting for the batch’s end have no transaction left');
     for (const [t, { state, frontierText }] of this.states)
       this.writeState.run(t, state.size, state.chainHash, frontierText);
     for (const c of this.counts.values()) this.count.run(c.tenantId, c.hour, c.kind, c.outcome, c.code, c.n);
