@@ -188,12 +188,19 @@ describe('the journal rows a batch of decisions writes at its end', () => {
         { deferWrites: true },
       ),
       reading(4),
+      // a job that did not let its writes wait, failing after the rows that waited were
+      // written in its savepoint: they go back to waiting, and are written at the end
+      queue.submit(() => {
+        writer.append(appendOf(5, 'acme'), LINKED_AT);
+        throw new Error('after appending, not waiting');
+      }),
       queue.submit(() => writer.append(appendOf(6, 'acme'), LINKED_AT).sequence, { deferWrites: true }),
     ]);
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([
       1,
       'rejected',
       1,
+      'rejected',
       3,
     ]);
     committed(0, 4, 6);
