@@ -36,6 +36,14 @@ function sharedOf(db: Db): Shared {
   return s;
 }
 
+/** A tenant's log state, written whole (the first append, or a batch's end). */
+const WRITE_STATE = `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
+   ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`;
+
+/** Adds n appends to one activity count (one append, or a batch's sum). */
+const ADD_COUNT = `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, ?)
+   ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + excluded.n`;
+
 /** One activity count waiting for the batch's end. */
 interface Count {
   tenantId: string;
@@ -62,14 +70,8 @@ class JournalBatch implements Deferred {
     private readonly db: Db,
     private readonly held: Map<string, LogState>,
   ) {
-    this.writeState = db.prepare(
-      `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
-       ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`,
-    );
-    this.count = db.prepare(
-      `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + excluded.n`,
-    );
+    this.writeState = db.prepare(WRITE_STATE);
+    this.count = db.prepare(ADD_COUNT);
   }
 
   /** The tenant's log state after this batch's appends so far; undefined before its first. */
@@ -163,10 +165,7 @@ export class JournalWriter {
       `UPDATE journal_state SET size = ?, chain_hash = ?, frontier = ?
        WHERE tenant_id = ? AND size = ? AND chain_hash = ?`,
     );
-    this.writeState = db.prepare(
-      `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
-       ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`,
-    );
+    this.writeState = db.prepare(WRITE_STATE);
     this.head = db.prepare<[string], { size: number; chain_hash: string }>(
       'SELECT size, chain_hash FROM journal_state WHERE tenant_id = ?',
     );
@@ -178,10 +177,7 @@ export class JournalWriter {
     this.insertNode = db.prepare(
       'INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
     );
-    this.count = db.prepare(
-      `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, 1)
-       ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + 1`,
-    );
+    this.count = db.prepare(ADD_COUNT);
     // For a record whose outcome or code is not a plain string: read from the stored text,
     // as the migration that made the table counted the journal it found.
     this.countFromRecord = db.prepare(
@@ -264,7 +260,7 @@ export class JournalWriter {
     if (waiting) {
       this.batch.appended(w, counted);
     } else {
-      if (counted) this.count.run(r.tenantId, r.occurredAt.slice(0, 13), r.kind, ...counted);
+      if (counted) this.count.run(r.tenantId, r.occurredAt.slice(0, 13), r.kind, ...counted, 1);
       this.held.set(r.tenantId, w.state);
     }
     return w.appended;
