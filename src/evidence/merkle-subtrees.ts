@@ -21,6 +21,15 @@ export interface CompletedSubtree {
 
 const pow2 = (level: number): number => 2 ** level;
 
+/**
+ * The log size at which subtree `(level, index)` was completed: the append of its last item.
+ * Every append completes its subtrees at its own size, so keyed by it (then level) a store
+ * adds each append's subtrees after all earlier ones.
+ */
+export function completedAtSize(level: number, index: number): number {
+  return (index + 1) * pow2(level);
+}
+
 /** Below this, sizes fit 32-bit integer arithmetic (Math.clz32); above it, plain arithmetic. */
 const SMALL = 2 ** 30;
 

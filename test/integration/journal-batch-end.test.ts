@@ -59,7 +59,7 @@ function journalTables(db: Db): Record<string, unknown[]> {
       .prepare('SELECT * FROM journal_activity ORDER BY tenant_id, hour, kind, outcome, code')
       .all(),
     merkle_nodes: db
-      .prepare('SELECT tenant_id, level, idx, hex(hash) AS hash FROM merkle_nodes ORDER BY 1, 2, 3')
+      .prepare('SELECT tenant_id, at_size, level, hex(hash) AS hash FROM merkle_nodes ORDER BY 1, 2, 3')
       .all(),
   };
 }

@@ -7,6 +7,7 @@ import { nodeCrypto, sha256 } from '../../src/evidence/node-crypto.js';
 import { verifyReceipt } from '../../src/evidence/verify/receipt-check.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { JournalWriter } from '../../src/store/sqlite/journal.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { fixture, type Fixture } from '../helpers/fixture.js';
 import { decide } from '../helpers/real-export.js';
@@ -15,11 +16,11 @@ import { as } from '../helpers/seed.js';
 
 const ENTRIES = 1000;
 
-/** A real journal of `count` entries, appended as decisions append them. */
-function appendEntries(store: SqliteStore, count: number): void {
+/** A real journal of `count` entries (after the `from` already there), appended as decisions append them. */
+function appendEntries(store: SqliteStore, count: number, from = 0): void {
   const journal = new JournalWriter(store.db);
   store.db.transaction(() => {
-    for (let i = 1; i <= count; i++) {
+    for (let i = from + 1; i <= from + count; i++) {
       const at = new Date(Date.UTC(2026, 5, 1) + i).toISOString();
       journal.append(
         {
@@ -111,7 +112,7 @@ describe('proofs from the stored subtrees of a real SQLite journal', () => {
 
   it('fills in the subtrees of a journal older than the table, once, at the next open', async () => {
     const before = f.store.db
-      .prepare('SELECT level, idx, hex(hash) FROM merkle_nodes ORDER BY level, idx')
+      .prepare('SELECT at_size, level, hex(hash) FROM merkle_nodes ORDER BY at_size, level')
       .raw()
       .all();
     f.store.db.exec(
@@ -121,7 +122,7 @@ describe('proofs from the stored subtrees of a real SQLite journal', () => {
     const reopened = SqliteStore.open(f.dir.database);
     try {
       const after = reopened.db
-        .prepare('SELECT level, idx, hex(hash) FROM merkle_nodes ORDER BY level, idx')
+        .prepare('SELECT at_size, level, hex(hash) FROM merkle_nodes ORDER BY at_size, level')
         .raw()
         .all();
       expect(after).toEqual(before);
@@ -134,6 +135,58 @@ describe('proofs from the stored subtrees of a real SQLite journal', () => {
       await reopened.close();
       f.store = SqliteStore.open(f.dir.database); // for afterEach
     }
+  });
+  it('carries over the subtrees of a data dir that keyed them by level and index', async () => {
+    const before = f.store.db
+      .prepare('SELECT at_size, level, hex(hash) FROM merkle_nodes ORDER BY at_size, level')
+      .raw()
+      .all();
+    const rekeying = MIGRATIONS.findIndex((m) => m.includes('merkle_nodes_by_size'));
+    expect(rekeying).toBeGreaterThan(0);
+    // the table as migration 8 made it, holding the same subtrees
+    f.store.db.exec(`
+      CREATE TABLE by_level (
+        tenant_id TEXT NOT NULL,
+        level INTEGER NOT NULL CHECK (level >= 1),
+        idx INTEGER NOT NULL CHECK (idx >= 0),
+        hash BLOB NOT NULL CHECK (length(hash) = 32),
+        PRIMARY KEY (tenant_id, level, idx)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO by_level SELECT tenant_id, level, at_size / (1 << level) - 1, hash FROM merkle_nodes;
+      DROP TABLE merkle_nodes;
+      ALTER TABLE by_level RENAME TO merkle_nodes;
+      PRAGMA user_version = ${rekeying};
+    `);
+    await f.store.close();
+    f.store = SqliteStore.open(f.dir.database);
+    expect(
+      f.store.db
+        .prepare('SELECT at_size, level, hex(hash) FROM merkle_nodes ORDER BY at_size, level')
+        .raw()
+        .all(),
+    ).toEqual(before);
+    for (const size of [1, 2, 3, 8, 9, 513, 1000]) {
+      for (const i of [0, Math.floor(size / 2), size - 1]) {
+        const path = await f.store.proofs.inclusion('acme', i + 1, size);
+        expect(verifyInclusion(leafHash(leaves[i]!, sha256), i, size, path, roots[size]!, sha256)).toBe(true);
+      }
+    }
+    // and the store goes on appending after them
+    appendEntries(f.store, 24, ENTRIES);
+    const path = await f.store.proofs.consistency('acme', ENTRIES, ENTRIES + 24);
+    const frontier = new MerkleFrontier(sha256);
+    for (const leaf of leavesOf(f.store)) frontier.append(leaf);
+    expect(verifyConsistency(ENTRIES, ENTRIES + 24, roots[ENTRIES]!, frontier.root(), path, sha256)).toBe(true);
+  });
+
+  it('refuses a subtree row whose size is not where its level completes', () => {
+    const hash = Buffer.alloc(32);
+    const insert = f.store.db.prepare(
+      "INSERT INTO merkle_nodes (tenant_id, at_size, level, hash) VALUES ('z', ?, ?, ?)",
+    );
+    expect(() => insert.run(6, 2, hash)).toThrow(/CHECK constraint/);
+    expect(() => insert.run(8, 0, hash)).toThrow(/CHECK constraint/);
+    insert.run(8, 2, hash);
   });
 });
 

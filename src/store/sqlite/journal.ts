@@ -5,6 +5,7 @@ import {
   type JournalWrite,
 } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
+import { completedAtSize } from '../../evidence/merkle-subtrees.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import { activityOf } from '../rows/journal-activity.js';
 import { batchEndOf, type BatchEnd, type Deferred } from './batch-end.js';
@@ -175,7 +176,7 @@ export class JournalWriter {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertNode = db.prepare(
-      'INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
+      'INSERT INTO merkle_nodes (tenant_id, at_size, level, hash) VALUES (?, ?, ?, ?)',
     );
     this.count = db.prepare(ADD_COUNT);
     // For a record whose outcome or code is not a plain string: read from the stored text,
@@ -253,7 +254,10 @@ export class JournalWriter {
       r.chainHash,
     );
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
-    for (const node of w.subtrees) this.insertNode.run(r.tenantId, node.level, node.index, blob(node.hash));
+    // Keyed by the size that completed them (this append's), they go after every earlier
+    // append's: one page of the table per batch, not one per level.
+    for (const node of w.subtrees)
+      this.insertNode.run(r.tenantId, completedAtSize(node.level, node.index), node.level, blob(node.hash));
     // The hour and kind as stored, so the count groups with the row it counts.
     const counted = activityOf(a.record);
     if (!counted) this.countFromRecord.run(r.tenantId, r.sequence);

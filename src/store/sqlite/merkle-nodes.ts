@@ -2,7 +2,7 @@ import { consistencyProof, inclusionProof, type ProofOps } from '../../core/merk
 import { runSync } from '../../core/use-case.js';
 import { decodeHex } from '../../evidence/encoding.js';
 import { MerkleFrontier } from '../../evidence/merkle-frontier.js';
-import type { CompletedSubtree } from '../../evidence/merkle-subtrees.js';
+import { completedAtSize, type CompletedSubtree } from '../../evidence/merkle-subtrees.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import type { ProofRepo } from '../evidence-ports.js';
 import { prep, type Db } from './database.js';
@@ -17,7 +17,7 @@ export function proofOps(db: Db): ProofOps {
   const leaf = prep(db, 'SELECT leaf FROM journal WHERE tenant_id = ? AND sequence = ?').pluck();
   const node = prep(
     db,
-    'SELECT hash FROM merkle_nodes WHERE tenant_id = ? AND level = ? AND idx = ?',
+    'SELECT hash FROM merkle_nodes WHERE tenant_id = ? AND at_size = ? AND level = ?',
   ).pluck();
   return {
     journalSize: (tenantId) => size.get(tenantId) as number | undefined,
@@ -25,7 +25,7 @@ export function proofOps(db: Db): ProofOps {
       wanted.map(({ level, index }) =>
         level === 0
           ? (leaf.get(tenantId, index + 1) as string | undefined)
-          : (node.get(tenantId, level, index) as Buffer | undefined),
+          : (node.get(tenantId, completedAtSize(level, index), level) as Buffer | undefined),
       ),
   };
 }
@@ -64,7 +64,7 @@ export function backfillMerkleNodes(db: Db): void {
     )
     .pluck();
   const insert = db.prepare(
-    'INSERT OR IGNORE INTO merkle_nodes (tenant_id, level, idx, hash) VALUES (?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO merkle_nodes (tenant_id, at_size, level, hash) VALUES (?, ?, ?, ?)',
   );
   for (const { tenant_id: tenantId, size } of pending) {
     const frontier = new MerkleFrontier(sha256);
@@ -74,7 +74,7 @@ export function backfillMerkleNodes(db: Db): void {
         for (const hex of page) {
           const completed: CompletedSubtree[] = [];
           frontier.append(decodeHex(hex)!, completed);
-          for (const n of completed) insert.run(tenantId, n.level, n.index, blob(n.hash));
+          for (const n of completed) insert.run(tenantId, completedAtSize(n.level, n.index), n.level, blob(n.hash));
         }
       }).immediate();
     }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { policyHash } from '../../../src/core/policy-version.js';
 import { MIGRATIONS } from '../../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { JournalWriter } from '../../../src/store/sqlite/journal.js';
@@ -152,8 +153,10 @@ describe('SQLite migrations', () => {
     // a data dir as the version before journal activity left it
     const activityMigration = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE journal_activity'));
     expect(activityMigration).toBeGreaterThan(0);
-    const raw = openDatabase(file);
-    raw.exec('DROP TABLE journal_activity');
+    const raw = new Database(file);
+    // what openDatabase gives the migrations that hash stored policies
+    raw.function('svc_sha256_hex', { deterministic: true }, (text) => policyHash(String(text)));
+    for (const m of MIGRATIONS.slice(0, activityMigration)) raw.exec(m);
     raw.pragma(`user_version = ${activityMigration}`);
     raw.prepare("INSERT INTO tenants (id, created_at) VALUES ('acme', 'x')").run();
     const journal = raw.prepare(
