@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConsoleProcess,
+  expectNoPageErrors,
   launchChromium,
   signInAs,
   spkiPin,
@@ -295,6 +296,6 @@ describe('console task, notification and policy administration in chromium (buil
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc });
   });
 });

@@ -12,6 +12,7 @@ import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import {
   ARTIFACTS,
+  expectNoPageErrors,
   launchChromium,
   spkiPin,
   startConsoleProcess,
@@ -740,6 +741,6 @@ describe('operator console in chromium (built binary, TLS)', () => {
   });
 
   it('ran every page without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 });

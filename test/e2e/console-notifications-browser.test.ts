@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
   type ConsoleProcess,
+  expectNoPageErrors,
   launchChromium,
   signInAs,
   spkiPin,
@@ -340,6 +341,6 @@ describe('console notifications page and approval links in chromium (built binar
   });
 
   it('ran every page without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 });

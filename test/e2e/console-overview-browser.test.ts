@@ -7,6 +7,7 @@ import { issueToken } from '../../src/provisioning/token.js';
 import { DataDir } from '../../src/store/data-dir.js';
 import {
   type ConsoleProcess,
+  expectNoPageErrors,
   launchChromium,
   signInAs,
   spkiPin,
@@ -180,7 +181,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     );
     await noSeriousViolations();
     await atWidths('overview');
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 
   it('follows a refusal code to its records: newest first, each with its kind and intent, the refusal in red only', async () => {
@@ -203,7 +204,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     expect(await approval.innerText()).toMatch(/Approval[\s\S]*bob[\s\S]*approved/);
     await noSeriousViolations();
     await atWidths('records');
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 
   it('searches, and opens a record in words that links to its task, approval and actor, with its proof', async () => {
@@ -235,7 +236,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     await shot('records-detail-1400');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 
   it('shows the approval history on the Approvals page: who decided, when, through which channel', async () => {
@@ -249,7 +250,7 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     await noSeriousViolations();
     await history.scrollIntoViewIfNeeded();
     await shot('approvals-history-1400');
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 
   it('lands an approver who reads no journal summary on approvals, and the overview refuses it', async () => {
@@ -257,6 +258,6 @@ describe('console overview and records in chromium (built binary, TLS)', () => {
     await page.getByRole('heading', { name: 'Approvals' }).waitFor();
     const o = await page.evaluate(async () => (await fetch('/api/overview')).status);
     expect(o).toBe(403);
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
   type ConsoleProcess,
+  expectNoPageErrors,
   launchChromium,
   signInAs,
   spkiPin,
@@ -344,6 +345,6 @@ describe('console people administration in chromium (built binary, TLS)', () => 
   });
 
   it('ran every page without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ARTIFACTS,
   type ConsoleProcess,
+  expectNoPageErrors,
   launchChromium,
   signInAs,
   spkiPin,
@@ -170,7 +171,7 @@ describe('console policies page in chromium (built binary, TLS)', () => {
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc });
   });
 });
 
@@ -361,6 +362,6 @@ describe('console shadow report and replay in chromium (built binary, TLS)', () 
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
+    expectNoPageErrors(pageErrors, { console: consoleProc, daemon });
   });
 });

@@ -3,6 +3,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { BIN, ROOT } from './cli.js';
 import { tmpDir } from './tmp.js';
 
@@ -55,6 +56,8 @@ export interface ConsoleProcess {
   child: ChildProcess;
   /** everything it printed on stderr so far */
   stderr: () => string;
+  /** its log lines (pino JSON, one a line) so far */
+  stdout: () => string;
   stop: () => Promise<number | null>;
 }
 
@@ -67,14 +70,16 @@ export function startConsoleProcess(
     const child = spawn(process.execPath, [BIN, 'console', 'start', '--listen', '127.0.0.1:0', ...args], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let out = '';
     let err = '';
     const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`console did not start: ${err}`));
     }, 20_000);
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /listening on (\S+)/.exec(err);
@@ -84,6 +89,7 @@ export function startConsoleProcess(
           url: m[1] as string,
           child,
           stderr: () => err,
+          stdout: () => out,
           stop: async () => {
             child.kill('SIGTERM');
             return exited;
@@ -107,6 +113,56 @@ export function watchPageErrors(page: Page, errors: string[]): void {
     if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text()))
       errors.push(msg.text());
   });
+}
+
+/** A process whose stdout is pino JSON log lines: the console's or the daemon's. */
+export interface LoggingProcess {
+  stdout: () => string;
+}
+
+/**
+ * The log lines at error level or above (pino level >= 50) of each named process, each
+ * followed by the completion line of the same request (which names its method, path and
+ * status); a request answered 500 is named even when its error line carries only its id.
+ */
+export function errorLogLines(procs: Record<string, LoggingProcess | undefined>): string[] {
+  const lines: string[] = [];
+  for (const [name, proc] of Object.entries(procs)) {
+    const logged = (proc?.stdout() ?? '').split('\n').flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { level?: number; reqId?: string; res?: unknown } | null;
+        return typeof entry === 'object' && entry !== null ? [{ line, entry }] : [];
+      } catch {
+        return [];
+      }
+    });
+    const failed = new Set<string>();
+    for (const { line, entry } of logged) {
+      const reqId = entry.reqId;
+      const serious = (entry.level ?? 0) >= 50;
+      if (serious && reqId !== undefined) failed.add(reqId);
+      if (serious || (reqId !== undefined && failed.has(reqId) && entry.res !== undefined))
+        lines.push(`${name}: ${line}`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Expects that no page had a script error or a CSP refusal (see `watchPageErrors`); when one
+ * did, the failure also prints what the servers logged at error level, so a reply the page
+ * choked on (a 500, say) is named by its route and its error.
+ */
+export function expectNoPageErrors(
+  errors: string[],
+  procs: Record<string, LoggingProcess | undefined>,
+): void {
+  if (errors.length === 0) return;
+  const logged = errorLogLines(procs);
+  expect(
+    errors,
+    `script errors on the page; the servers logged at error level:\n${logged.length ? logged.join('\n') : '(nothing)'}\n`,
+  ).toEqual([]);
 }
 
 /**
@@ -133,7 +189,7 @@ export async function signInAs(page: Page, server: ConsoleProcess, token: string
       .innerText()
       .catch(() => '(nothing)');
     throw new Error(
-      `the sign-in did not reach the console; the page shows ${JSON.stringify(shown.slice(0, 600))}; the console printed:\n${server.stderr().slice(-3000)}`,
+      `the sign-in did not reach the console; the page shows ${JSON.stringify(shown.slice(0, 600))}; the console printed:\n${server.stderr().slice(-3000)}\nand logged at error level:\n${errorLogLines({ console: server }).join('\n') || '(nothing)'}`,
       { cause: err },
     );
   }
