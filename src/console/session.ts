@@ -7,7 +7,6 @@ import { tokenState } from '../core/token.js';
 import type { Caller } from '../http/caller.js';
 import type { ConsoleSessionRepo } from '../store/console-ports.js';
 import type { Store } from '../store/ports.js';
-import { waitingForLock } from './session-writes.js';
 
 /** A session lasts at most this long from sign-in, whatever its use. */
 export const SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;
@@ -56,13 +55,10 @@ export interface SessionDeps {
 
 export class Sessions {
   readonly cookieName: string;
-  /** the session rows; a write waits for SQLite's write lock instead of failing (session-writes.ts) */
-  private readonly rows: ConsoleSessionRepo;
 
   constructor(private readonly d: SessionDeps) {
     // `__Host-` makes the browser refuse the cookie unless it is Secure, host-only and Path=/.
     this.cookieName = d.secure ? '__Host-svc_session' : 'svc_session';
-    this.rows = waitingForLock(d.sessions);
   }
 
   /** The session secret the request's cookie carries, if any (parsed by @fastify/cookie). */
@@ -92,12 +88,12 @@ export class Sessions {
   async signIn(caller: Caller, request: FastifyRequest, reply: FastifyReply): Promise<SessionView> {
     requireConsoleUser(caller.actor);
     const old = this.presented(request);
-    if (old !== undefined) await this.rows.delete(sha256(old));
+    if (old !== undefined) await this.d.sessions.delete(sha256(old));
     const now = this.d.clock();
     const secret = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
-    await this.rows.purge(now.toISOString());
-    await this.rows.create(sha256(secret), {
+    await this.d.sessions.purge(now.toISOString());
+    await this.d.sessions.create(sha256(secret), {
       tenantId: caller.tenantId,
       actorId: caller.actorId,
       tokenId: caller.tokenId ?? null,
@@ -112,7 +108,7 @@ export class Sessions {
   /** End the presented session server side; its cookie is then worthless even if kept. */
   async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const secret = this.presented(request);
-    if (secret !== undefined) await this.rows.delete(sha256(secret));
+    if (secret !== undefined) await this.d.sessions.delete(sha256(secret));
     this.clear(reply);
   }
 
@@ -125,18 +121,18 @@ export class Sessions {
     const secret = this.presented(request);
     if (secret === undefined) throw signedOut('not signed in');
     const idHash = sha256(secret);
-    const s = await this.rows.find(idHash);
+    const s = await this.d.sessions.find(idHash);
     const now = this.d.clock();
     if (!s) throw signedOut('the session has ended');
     const idleEnd = Date.parse(s.lastSeenAt) + SESSION_IDLE_MS;
     if (Date.parse(s.expiresAt) <= now.getTime() || idleEnd <= now.getTime()) {
-      await this.rows.delete(idHash);
+      await this.d.sessions.delete(idHash);
       throw signedOut('the session has expired');
     }
     if (s.tokenId !== null) {
       const token = await this.d.store.tokens.find(s.tokenId);
       if (!token || tokenState(token, now) !== 'active') {
-        await this.rows.delete(idHash);
+        await this.d.sessions.delete(idHash);
         throw signedOut('the token this session was signed in with is no longer valid');
       }
     }
@@ -154,7 +150,7 @@ export class Sessions {
       }
     }
     if (now.getTime() - Date.parse(s.lastSeenAt) > TOUCH_EVERY_MS) {
-      await this.rows.touch(idHash, now.toISOString());
+      await this.d.sessions.touch(idHash, now.toISOString());
     }
     const caller: Caller = {
       tenantId: s.tenantId,

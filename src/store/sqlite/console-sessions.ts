@@ -1,17 +1,26 @@
 import type { ConsoleSession, ConsoleSessionRepo } from '../console-ports.js';
 import { toSession, type SessionRow } from '../rows/console-session.js';
 import { prep, storeError, type Db } from './database.js';
+import { writeTransaction } from './write-lock.js';
 
+/**
+ * Console sessions. Every write goes through `writeTransaction`, as every other repository's:
+ * the console's connection never sleeps on the write lock (write-lock.ts), so a bare
+ * statement run while the daemon commits was refused as busy at once, a 500 on sign-in or
+ * sign-out; now it waits on timers and, past the console's deadline, is a coded 503.
+ */
 export class SqliteConsoleSessions implements ConsoleSessionRepo {
   constructor(private readonly db: Db) {}
 
   async create(idHash: Uint8Array, s: ConsoleSession): Promise<void> {
     try {
-      prep(
-        this.db,
-        `INSERT INTO console_sessions (id_hash, tenant_id, actor_id, token_id, created_at, last_seen_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(idHash, s.tenantId, s.actorId, s.tokenId, s.createdAt, s.lastSeenAt, s.expiresAt);
+      await writeTransaction(this.db, () =>
+        prep(
+          this.db,
+          `INSERT INTO console_sessions (id_hash, tenant_id, actor_id, token_id, created_at, last_seen_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        ).run(idHash, s.tenantId, s.actorId, s.tokenId, s.createdAt, s.lastSeenAt, s.expiresAt),
+      );
     } catch (err) {
       throw storeError(err, 'the console session');
     }
@@ -24,14 +33,21 @@ export class SqliteConsoleSessions implements ConsoleSessionRepo {
   }
 
   async touch(idHash: Uint8Array, at: string): Promise<void> {
-    prep(this.db, 'UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?').run(at, idHash);
+    await writeTransaction(this.db, () =>
+      prep(this.db, 'UPDATE console_sessions SET last_seen_at = ? WHERE id_hash = ?').run(at, idHash),
+    );
   }
 
   async delete(idHash: Uint8Array): Promise<void> {
-    prep(this.db, 'DELETE FROM console_sessions WHERE id_hash = ?').run(idHash);
+    await writeTransaction(this.db, () =>
+      prep(this.db, 'DELETE FROM console_sessions WHERE id_hash = ?').run(idHash),
+    );
   }
 
   async purge(now: string): Promise<number> {
-    return prep(this.db, 'DELETE FROM console_sessions WHERE expires_at <= ?').run(now).changes;
+    return writeTransaction(
+      this.db,
+      () => prep(this.db, 'DELETE FROM console_sessions WHERE expires_at <= ?').run(now).changes,
+    );
   }
 }
