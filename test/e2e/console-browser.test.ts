@@ -22,6 +22,7 @@ import {
 import { runJson, startDaemonProcess, type DaemonProcess } from '../helpers/cli.js';
 import { expectAccessible, NARROW, pageShots, PHONE, snapshot, WIDE } from '../helpers/console-shots.js';
 import { downstream, type Downstream } from '../helpers/downstream.js';
+import { holdWriteLock } from '../helpers/lock-holder.js';
 import { call } from '../helpers/https.js';
 import { pngBytes } from '../helpers/images.js';
 import { capability, register } from '../helpers/registry.js';
@@ -708,6 +709,24 @@ describe('operator console in chromium (built binary, TLS)', () => {
       expect(cliCodes).toEqual([...c.codes].sort());
     }
     expect(disagreements).toEqual([]);
+  });
+
+  it('says so when signing out fails, and stays signed in: the session is still alive on the server', async () => {
+    // another process holds the write lock past the console's deadline: the sign-out is a 503
+    const locker = await holdWriteLock(new DataDir(home).database);
+    try {
+      await page.locator('#sign-out').click();
+      const alert = page.locator('#sign-out-error');
+      await alert.waitFor({ timeout: 15_000 });
+      expect(await alert.textContent()).toBe(
+        'Sign-out failed: the store is busy: another process holds its write lock; nothing was committed or executed. This session is still signed in; try again.',
+      );
+      expect(await page.locator('#token').count()).toBe(0);
+      await shot('sign-out-failed');
+    } finally {
+      await locker.release();
+    }
+    expect(await page.evaluate("fetch('/api/session').then((r) => r.status)")).toBe(200);
   });
 
   it('signs out: the session ends server side and the sign-in page returns', async () => {

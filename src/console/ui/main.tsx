@@ -152,12 +152,22 @@ function Shell({
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
+  const [signOutError, setSignOutError] = useState('');
   const signOut = async () => {
+    setSignOutError('');
     try {
       await post('/api/session/sign-out', {});
-    } finally {
-      onSignOut();
+    } catch (err) {
+      // A 401: the session had already ended on the server. Anything else may have left it
+      // alive there: showing the sign-in page would tell the person it ended when it has not.
+      if (!(err instanceof ApiFailure && err.error.status === 401)) {
+        // the reason only: the API's remedy speaks to programs retrying a request
+        const reason = err instanceof ApiFailure ? err.error.reason : describe(err);
+        setSignOutError(`Sign-out failed: ${reason}. This session is still signed in; try again.`);
+        return;
+      }
     }
+    onSignOut();
   };
   // After a move between pages, focus goes to the page (not on first load): a keyboard or
   // screen-reader user lands on the new heading instead of the top of the navigation.
@@ -205,6 +215,11 @@ function Shell({
         ))}
       </nav>
       <main class="content" id="main" tabIndex={-1} ref={mainRef} aria-label={label}>
+        {signOutError && (
+          <p id="sign-out-error" class="error banner" role="alert">
+            {signOutError}
+          </p>
+        )}
         {page === 'overview' && <OverviewPage />}
         {page === 'approvals' && <ApprovalsPage session={session} linked={route.approvalId} />}
         {page === 'records' && <RecordsPage />}
