@@ -89,8 +89,6 @@ export function cjson(value: unknown): string {
 /** Deeper than this, the checked path takes over (it also tells a cycle from a deep value). */
 const PLAIN_DEPTH = 64;
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-
 /**
  * Whether `value` is plain JSON data (as `canonicalPlain` accepts it) and, if so, whether every
  * object's own keys are already in strictly ascending UTF-16 order. For a sorted plain value
@@ -101,7 +99,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 function plainOrder(value: unknown, depth: number): 'sorted' | 'unsorted' | 'not_plain' {
   switch (typeof value) {
     case 'string':
-      return SURROGATE.test(value) && !isWellFormedUnicode(value) ? 'not_plain' : 'sorted';
+      return isWellFormedUnicode(value) ? 'sorted' : 'not_plain';
     case 'number':
       return Number.isFinite(value) ? 'sorted' : 'not_plain';
     case 'boolean':
@@ -130,7 +128,7 @@ function plainOrder(value: unknown, depth: number): 'sorted' | 'unsorted' | 'not
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (SURROGATE.test(key) && !isWellFormedUnicode(key)) return 'not_plain';
+    if (!isWellFormedUnicode(key)) return 'not_plain';
     if (i > 0 && !(keys[i - 1]! < key)) order = 'unsorted';
     const item = plainOrder((value as Record<string, unknown>)[key], depth + 1);
     if (item === 'not_plain') return item;

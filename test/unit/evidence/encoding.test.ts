@@ -7,6 +7,7 @@ import {
   encodeHex,
   encodeUtf8,
   isWellFormedUnicode,
+  scanWellFormed,
 } from '../../../src/evidence/encoding.js';
 
 describe('hex', () => {
@@ -72,6 +73,20 @@ describe('UTF-8', () => {
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
         expect(encodeUtf8(text)).toEqual(new TextEncoder().encode(text));
       }),
+    );
+  });
+
+  it('tells lone surrogates the same way natively and by its own scan (older browsers)', () => {
+    const surrogates = fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u));
+    const text = fc
+      .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), surrogates), { maxLength: 12 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(scanWellFormed(t)).toBe(t.isWellFormed());
+        expect(isWellFormedUnicode(t)).toBe(t.isWellFormed());
+      }),
+      { numRuns: 2000 },
     );
   });
 
