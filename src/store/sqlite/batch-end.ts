@@ -5,7 +5,9 @@ import type { Db } from './database.js';
  * decision although only their value at the end of the batch is ever read after it: the
  * journal's log state (size, chain hash, frontier) and the activity counts, which add up.
  * Written once per batch instead of once per decision, inside the batch's transaction, just
- * before its COMMIT.
+ * before its COMMIT. Rows every decision adds that nothing reads before the batch ends (the
+ * Merkle subtrees an append completed, the recorded policy inputs) wait too, and are then
+ * written several to a statement (row-batch.ts).
  *
  * Only jobs submitted with `deferWrites` let their rows wait (the decision: it reads neither
  * row but through the writer that holds what waits). Before any other job runs, what waits

@@ -11,6 +11,7 @@ import { activityOf } from '../rows/journal-activity.js';
 import { batchEndOf, type BatchEnd, type Deferred } from './batch-end.js';
 import type { Db } from './database.js';
 import { readLogState } from './log-state.js';
+import { RowBatch } from './row-batch.js';
 
 export type { Appended, JournalAppend, JournalKind } from '../../evidence/journal-append.js';
 
@@ -41,6 +42,9 @@ function sharedOf(db: Db): Shared {
 const WRITE_STATE = `INSERT INTO journal_state (tenant_id, size, chain_hash, frontier) VALUES (?, ?, ?, ?)
    ON CONFLICT (tenant_id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash, frontier = excluded.frontier`;
 
+/** One complete Merkle subtree (merkle-nodes.ts), keyed by the size its append reached. */
+const INSERT_NODE = 'INSERT INTO merkle_nodes (tenant_id, at_size, level, hash)';
+
 /** Adds n appends to one activity count (one append, or a batch's sum). */
 const ADD_COUNT = `INSERT INTO journal_activity (tenant_id, hour, kind, outcome, code, n) VALUES (?, ?, ?, ?, ?, ?)
    ON CONFLICT (tenant_id, hour, kind, outcome, code) DO UPDATE SET n = n + excluded.n`;
@@ -58,12 +62,15 @@ interface Count {
 /**
  * The journal rows a batch of decisions moves on once instead of at every append: each
  * tenant's `journal_state` (only the last one is ever read after the batch) and the
- * `journal_activity` counts (they add up). What waits is written just before the batch's
- * COMMIT, or before a job that did not let its writes wait (batch-end.ts).
+ * `journal_activity` counts (they add up), and the Merkle subtrees the appends completed
+ * (read only by proofs, after the batch), written together. What waits is written just
+ * before the batch's COMMIT, or before a job that did not let its writes wait (batch-end.ts).
  */
 class JournalBatch implements Deferred {
   private states = new Map<string, { state: LogState; frontierText: string }>();
   private counts = new Map<string, Count>();
+  /** the subtrees the batch's appends completed (held here, not joined to the batch's end) */
+  readonly nodes: RowBatch;
   private readonly writeState;
   private readonly count;
 
@@ -71,6 +78,7 @@ class JournalBatch implements Deferred {
     private readonly db: Db,
     private readonly held: Map<string, LogState>,
   ) {
+    this.nodes = new RowBatch(db, INSERT_NODE, 4);
     this.writeState = db.prepare(WRITE_STATE);
     this.count = db.prepare(ADD_COUNT);
   }
@@ -101,6 +109,7 @@ class JournalBatch implements Deferred {
   }
 
   flush(): void {
+    this.nodes.flush();
     if (this.states.size === 0 && this.counts.size === 0) return;
     // SQLite can end a transaction itself (an I/O error, a full disk): written now, each row
     // would commit on its own, a log state ahead of a journal that was rolled back.
@@ -116,14 +125,17 @@ class JournalBatch implements Deferred {
   }
 
   discard(): void {
+    this.nodes.discard();
     this.states = new Map();
     this.counts = new Map();
   }
 
   mark(): () => void {
+    const nodes = this.nodes.mark();
     const states = new Map(this.states);
     const counts = new Map([...this.counts].map(([k, c]) => [k, { ...c }]));
     return () => {
+      nodes();
       this.states = states;
       this.counts = counts;
     };
@@ -175,9 +187,7 @@ export class JournalWriter {
          capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertNode = db.prepare(
-      'INSERT INTO merkle_nodes (tenant_id, at_size, level, hash) VALUES (?, ?, ?, ?)',
-    );
+    this.insertNode = db.prepare(`${INSERT_NODE} VALUES (?, ?, ?, ?)`);
     this.count = db.prepare(ADD_COUNT);
     // For a record whose outcome or code is not a plain string: read from the stored text,
     // as the migration that made the table counted the journal it found.
@@ -256,8 +266,12 @@ export class JournalWriter {
     // Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
     // Keyed by the size that completed them (this append's), they go after every earlier
     // append's: one page of the table per batch, not one per level.
-    for (const node of w.subtrees)
-      this.insertNode.run(r.tenantId, completedAtSize(node.level, node.index), node.level, blob(node.hash));
+    for (const node of w.subtrees) {
+      const at = completedAtSize(node.level, node.index);
+      // A row that waits holds its own copy of the hash, not a view of one that lives on.
+      if (waiting) this.batch.nodes.add([r.tenantId, at, node.level, Buffer.from(node.hash)]);
+      else this.insertNode.run(r.tenantId, at, node.level, blob(node.hash));
+    }
     // The hour and kind as stored, so the count groups with the row it counts.
     const counted = activityOf(a.record);
     if (!counted) this.countFromRecord.run(r.tenantId, r.sequence);

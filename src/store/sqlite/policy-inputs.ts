@@ -11,7 +11,12 @@ import {
   toRecordedDecision,
   type RecordedRow,
 } from '../rows/policy-inputs.js';
+import { batchEndOf, type BatchEnd } from './batch-end.js';
 import { openDatabase, type Db } from './database.js';
+import { rowBatchOf, type RowBatch } from './row-batch.js';
+
+const INSERT_INPUTS = `INSERT INTO decision_inputs (${INPUTS_COLUMNS})`;
+const INPUTS_WIDTH = INPUTS_COLUMNS.split(',').length;
 
 /**
  * Writes what a decision's policy step was evaluated with, inside the decision's
@@ -24,14 +29,17 @@ export class SqliteInputsWriter {
   /** the ids the running job learned; handed to `ids.remember` once its transaction committed */
   private learning: SnapshotIdMap | undefined;
 
+  private readonly end: BatchEnd;
+  private readonly rows: RowBatch;
+
   constructor(
     db: Db,
     private readonly ids: SnapshotIds = new SnapshotIds(),
   ) {
+    this.end = batchEndOf(db);
+    this.rows = rowBatchOf(db, INSERT_INPUTS, INPUTS_WIDTH);
     this.q = {
-      insert: db.prepare(
-        `INSERT INTO decision_inputs (${INPUTS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
+      insert: db.prepare(`${INSERT_INPUTS} VALUES (${Array(INPUTS_WIDTH).fill('?').join(', ')})`),
       find: db
         .prepare<[string, Uint8Array], number>(
           'SELECT id FROM policy_input_snapshots WHERE tenant_id = ? AND hash = ?',
@@ -67,7 +75,11 @@ export class SqliteInputsWriter {
   write(tenantId: string, sequence: number, inputs: RecordedInputs): void {
     const [a, c, d] = bodiesOf(inputs);
     const refs = [this.idOf(tenantId, a), this.idOf(tenantId, c), this.idOf(tenantId, d)] as const;
-    this.q.insert.run(inputsValues(tenantId, sequence, inputs, refs));
+    const values = inputsValues(tenantId, sequence, inputs, refs);
+    // In a decision's job the row waits for the batch's end (row-batch.ts): nothing reads it
+    // before a replay, long after. The snapshot bodies it names are written now, once each.
+    if (this.end.deferring) this.rows.add(values);
+    else this.q.insert.run(values);
   }
 
   private idOf(tenantId: string, body: string): number {
