@@ -176,7 +176,9 @@ describe('proofs from the stored subtrees of a real SQLite journal', () => {
     const path = await f.store.proofs.consistency('acme', ENTRIES, ENTRIES + 24);
     const frontier = new MerkleFrontier(sha256);
     for (const leaf of leavesOf(f.store)) frontier.append(leaf);
-    expect(verifyConsistency(ENTRIES, ENTRIES + 24, roots[ENTRIES]!, frontier.root(), path, sha256)).toBe(true);
+    expect(verifyConsistency(ENTRIES, ENTRIES + 24, roots[ENTRIES]!, frontier.root(), path, sha256)).toBe(
+      true,
+    );
   });
 
   it('refuses a subtree row whose size is not where its level completes', () => {

@@ -74,7 +74,8 @@ export function backfillMerkleNodes(db: Db): void {
         for (const hex of page) {
           const completed: CompletedSubtree[] = [];
           frontier.append(decodeHex(hex)!, completed);
-          for (const n of completed) insert.run(tenantId, completedAtSize(n.level, n.index), n.level, blob(n.hash));
+          for (const n of completed)
+            insert.run(tenantId, completedAtSize(n.level, n.index), n.level, blob(n.hash));
         }
       }).immediate();
     }
