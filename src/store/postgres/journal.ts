@@ -5,6 +5,7 @@ import {
   type JournalWrite,
 } from '../../evidence/journal-append.js';
 import type { LogState } from '../../evidence/journal-entry.js';
+import { completedAtSize } from '../../evidence/merkle-subtrees.js';
 import { sha256 } from '../../evidence/node-crypto.js';
 import { logStateOf, type LogStateRow } from '../rows/log-state.js';
 import type { PgTx } from './database.js';
@@ -69,19 +70,22 @@ function entryPart(w: JournalWrite): WritePart {
   };
 }
 
-/** Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts). */
+/**
+ * Amortised one row per append: what makes every proof O(log n) reads (merkle-nodes.ts).
+ * Keyed by the size that completed them, then level, so each append's follow the last one's.
+ */
 function subtreesPart(writes: JournalWrite[]): WritePart[] {
   const nodes = writes.flatMap((w) => w.subtrees.map((n) => ({ tenantId: w.row.tenantId, ...n })));
   if (nodes.length === 0) return [];
   return [
     {
       what: 'the Merkle subtrees',
-      sql: `INSERT INTO merkle_nodes (tenant_id, level, idx, hash)
+      sql: `INSERT INTO merkle_nodes (tenant_id, at_size, level, hash)
         SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[])`,
       params: [
         nodes.map((n) => n.tenantId),
+        nodes.map((n) => completedAtSize(n.level, n.index)),
         nodes.map((n) => n.level),
-        nodes.map((n) => n.index),
         nodes.map((n) => Buffer.from(n.hash)),
       ],
     },

@@ -1,5 +1,6 @@
 import { consistencyProof, inclusionProof, type ProofOps } from '../../core/merkle-proof.js';
 import { runAsync, type Async } from '../../core/use-case.js';
+import { completedAtSize } from '../../evidence/merkle-subtrees.js';
 import type { ProofRepo } from '../evidence-ports.js';
 import type { PgDb } from './database.js';
 
@@ -27,16 +28,19 @@ export function proofOpsOn(db: PgDb): Async<ProofOps> {
             ),
         nodes.length === 0
           ? []
-          : db.query<{ level: string; idx: string; hash: Buffer }>(
-              `SELECT m.level, m.idx, m.hash FROM merkle_nodes m
-               JOIN unnest($2::bigint[], $3::bigint[]) AS w(level, idx) ON m.level = w.level AND m.idx = w.idx
+          : db.query<{ at_size: string; level: string; hash: Buffer }>(
+              `SELECT m.at_size, m.level, m.hash FROM merkle_nodes m
+               JOIN unnest($2::bigint[], $3::bigint[]) AS w(at_size, level)
+                 ON m.at_size = w.at_size AND m.level = w.level
                WHERE m.tenant_id = $1`,
-              [tenantId, nodes.map((n) => n.level), nodes.map((n) => n.index)],
+              [tenantId, nodes.map((n) => completedAtSize(n.level, n.index)), nodes.map((n) => n.level)],
             ),
       ]);
       const leafAt = new Map(leafRows.map((r) => [Number(r.sequence) - 1, r.leaf]));
-      const nodeAt = new Map(nodeRows.map((r) => [`${r.level}:${r.idx}`, r.hash]));
-      return wanted.map((w) => (w.level === 0 ? leafAt.get(w.index) : nodeAt.get(`${w.level}:${w.index}`)));
+      const nodeAt = new Map(nodeRows.map((r) => [`${r.level}:${r.at_size}`, r.hash]));
+      return wanted.map((w) =>
+        w.level === 0 ? leafAt.get(w.index) : nodeAt.get(`${w.level}:${completedAtSize(w.level, w.index)}`),
+      );
     },
   };
 }

@@ -745,6 +745,27 @@ const MIGRATION_JOURNAL_ACTIVITY = `
 `;
 
 /**
+ * Complete Merkle subtrees keyed by the log size whose append completed them, then level: as
+ * SQLite's migration of the same change. Keyed by (level, idx), an append's subtrees each
+ * went to the right edge of its own level in the primary-key index, a page per level; now
+ * each append's entries follow the last one's.
+ */
+const MIGRATION_MERKLE_BY_SIZE = `
+  CREATE TABLE merkle_nodes_by_size (
+    tenant_id TEXT NOT NULL,
+    at_size BIGINT NOT NULL CHECK (at_size >= 2),
+    level BIGINT NOT NULL CHECK (level BETWEEN 1 AND 62 AND at_size % (1::bigint << level::int) = 0),
+    hash BYTEA NOT NULL CHECK (octet_length(hash) = 32),
+    CONSTRAINT merkle_nodes_by_size_pkey PRIMARY KEY (tenant_id, at_size, level)
+  );
+  INSERT INTO merkle_nodes_by_size (tenant_id, at_size, level, hash)
+  SELECT tenant_id, (idx + 1) << level::int, level, hash FROM merkle_nodes;
+  DROP TABLE merkle_nodes;
+  ALTER TABLE merkle_nodes_by_size RENAME TO merkle_nodes;
+  ALTER TABLE merkle_nodes RENAME CONSTRAINT merkle_nodes_by_size_pkey TO merkle_nodes_pkey;
+`;
+
+/**
  * Tables PostgreSQL has and SQLite has not, on purpose (the schema parity test leaves them
  * out): the replicas a database has seen (a SQLite data dir has one daemon), and keys sealed
  * in the database for replicas without a shared disk (SQLite keeps its keys as files).
@@ -765,4 +786,5 @@ export const PG_MIGRATIONS: readonly string[] = [
   collateC(MIGRATION_REPLICAS),
   collateC(MIGRATION_SEALED_KEYS),
   collateC(MIGRATION_JOURNAL_ACTIVITY),
+  collateC(MIGRATION_MERKLE_BY_SIZE),
 ];

@@ -92,12 +92,13 @@ describe.skipIf('skip' in server)('PostgreSQL decisions sharing a batch', () => 
       chainHash: stored!.chain_hash,
       frontier: JSON.parse(stored!.frontier),
     }).toEqual(state);
-    const nodes = await db.query<{ level: string; idx: string; hash: Buffer }>(
-      "SELECT level, idx, hash FROM merkle_nodes WHERE tenant_id = 'acme'",
+    const nodes = await db.query<{ at_size: string; level: string; hash: Buffer }>(
+      "SELECT at_size, level, hash FROM merkle_nodes WHERE tenant_id = 'acme'",
     );
-    const key = (l: number, i: number) => `${l}/${i}`;
-    expect(new Map(nodes.map((n) => [key(Number(n.level), Number(n.idx)), encodeHex(n.hash)]))).toEqual(
-      new Map(subtrees.map((n) => [key(n.level, n.index), encodeHex(n.hash)])),
+    // keyed by the size whose append completed each subtree: (index + 1) * 2^level
+    const key = (at: number, l: number) => `${at}/${l}`;
+    expect(new Map(nodes.map((n) => [key(Number(n.at_size), Number(n.level)), encodeHex(n.hash)]))).toEqual(
+      new Map(subtrees.map((n) => [key((n.index + 1) * 2 ** n.level, n.level), encodeHex(n.hash)])),
     );
     return rows.length;
   }

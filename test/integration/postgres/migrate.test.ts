@@ -31,6 +31,48 @@ describe.skipIf('skip' in server)('PostgreSQL migrations', () => {
     }
   });
 
+  it('carries over the Merkle subtrees of a database that keyed them by level and index', async () => {
+    const fresh = await freshDatabase();
+    const db = new PgDb(fresh.url);
+    try {
+      const rekeying = PG_MIGRATIONS.findIndex((m) => m.includes('merkle_nodes_by_size'));
+      expect(rekeying).toBeGreaterThan(0);
+      await migrate(db, PG_MIGRATIONS.slice(0, rekeying));
+      const hash = (b: number) => Buffer.alloc(32, b);
+      // (level, idx): (1, 0) completes at size 2, (2, 0) at 4, (1, 1) at 4, (3, 5) at 48
+      for (const [level, idx, b] of [
+        [1, 0, 1],
+        [2, 0, 2],
+        [1, 1, 3],
+        [3, 5, 4],
+      ] as const)
+        await db.query("INSERT INTO merkle_nodes (tenant_id, level, idx, hash) VALUES ('acme', $1, $2, $3)", [
+          level,
+          idx,
+          hash(b),
+        ]);
+      await migrate(db);
+      const rows = await db.query<{ at_size: string; level: string; hash: Buffer }>(
+        'SELECT at_size, level, hash FROM merkle_nodes ORDER BY at_size, level',
+      );
+      expect(rows.map((r) => [Number(r.at_size), Number(r.level), r.hash[0]])).toEqual([
+        [2, 1, 1],
+        [4, 1, 3],
+        [4, 2, 2],
+        [48, 3, 4],
+      ]);
+      // a size that is not where the level completes is refused
+      await expect(
+        db.query("INSERT INTO merkle_nodes (tenant_id, at_size, level, hash) VALUES ('acme', 6, 2, $1)", [
+          hash(9),
+        ]),
+      ).rejects.toThrow(/check constraint/);
+    } finally {
+      await db.close();
+      await fresh.drop();
+    }
+  });
+
   describe('one migrated database', () => {
     let fresh: Awaited<ReturnType<typeof freshDatabase>>;
     let db: PgDb;

@@ -164,10 +164,10 @@ describe.skipIf('skip' in server)('copying a SQLite store into PostgreSQL', () =
       .get() as { frontier: string; size: number };
     expect(state).toEqual({ frontier: sqliteState.frontier, size: String(sqliteState.size) });
     const [node] = await pg.query<{ hash: Buffer }>(
-      "SELECT hash FROM merkle_nodes WHERE tenant_id = 'acme' ORDER BY level, idx LIMIT 1",
+      "SELECT hash FROM merkle_nodes WHERE tenant_id = 'acme' ORDER BY at_size, level LIMIT 1",
     );
     const sqliteNode = real.f.store.db
-      .prepare("SELECT hash FROM merkle_nodes WHERE tenant_id = 'acme' ORDER BY level, idx LIMIT 1")
+      .prepare("SELECT hash FROM merkle_nodes WHERE tenant_id = 'acme' ORDER BY at_size, level LIMIT 1")
       .get() as { hash: Buffer };
     expect(node?.hash.equals(sqliteNode.hash)).toBe(true);
     // The overview's activity counts are the source's, counted once: redacted entries too
