@@ -130,12 +130,16 @@ describe('rows that wait for the end of the commit batch', () => {
     ]);
   });
 
-  it('refuses a row of the wrong width, and a flush with no transaction left', () => {
+  it('refuses a row of the wrong width, and a flush with no transaction left; writes one row at once', () => {
     expect(() => rows.add([1])).toThrow(/a row of 1 values for 2 columns/);
     rows.add([1, 'x']);
     expect(() => rows.flush()).toThrow(/no transaction left/);
     rows.discard();
     rows.flush();
     expect(stored()).toEqual([]);
+    // one row at once, as a job that does not let its writes wait writes it
+    expect(() => rows.writeNow([1, 'x', 'y'])).toThrow(/a row of 3 values for 2 columns/);
+    rows.writeNow([2, 'now']);
+    expect(stored()).toEqual([[2, 'now']]);
   });
 });

@@ -164,7 +164,6 @@ export class JournalWriter {
   private readonly writeState;
   private readonly head;
   private readonly insert;
-  private readonly insertNode;
   private readonly count;
   private readonly countFromRecord;
   private readonly held: Map<string, LogState>;
@@ -187,7 +186,6 @@ export class JournalWriter {
          capability, tier, allowed, grant_id, amount_micros, occurred_at, linked_at, tombstone, leaf, chain_hash)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertNode = db.prepare(`${INSERT_NODE} VALUES (?, ?, ?, ?)`);
     this.count = db.prepare(ADD_COUNT);
     // For a record whose outcome or code is not a plain string: read from the stored text,
     // as the migration that made the table counted the journal it found.
@@ -270,7 +268,7 @@ export class JournalWriter {
       const at = completedAtSize(node.level, node.index);
       // A row that waits holds its own copy of the hash, not a view of one that lives on.
       if (waiting) this.batch.nodes.add([r.tenantId, at, node.level, Buffer.from(node.hash)]);
-      else this.insertNode.run(r.tenantId, at, node.level, blob(node.hash));
+      else this.batch.nodes.writeNow([r.tenantId, at, node.level, blob(node.hash)]);
     }
     // The hour and kind as stored, so the count groups with the row it counts.
     const counted = activityOf(a.record);

@@ -39,7 +39,6 @@ export class SqliteInputsWriter {
     this.end = batchEndOf(db);
     this.rows = rowBatchOf(db, INSERT_INPUTS, INPUTS_WIDTH);
     this.q = {
-      insert: db.prepare(`${INSERT_INPUTS} VALUES (${Array(INPUTS_WIDTH).fill('?').join(', ')})`),
       find: db
         .prepare<[string, Uint8Array], number>(
           'SELECT id FROM policy_input_snapshots WHERE tenant_id = ? AND hash = ?',
@@ -79,7 +78,7 @@ export class SqliteInputsWriter {
     // In a decision's job the row waits for the batch's end (row-batch.ts): nothing reads it
     // before a replay, long after. The snapshot bodies it names are written now, once each.
     if (this.end.deferring) this.rows.add(values);
-    else this.q.insert.run(values);
+    else this.rows.writeNow(values);
   }
 
   private idOf(tenantId: string, body: string): number {

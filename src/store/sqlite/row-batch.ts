@@ -22,10 +22,14 @@ export class RowBatch implements Deferred {
     private readonly width: number,
   ) {}
 
+  /** A row that waits for the batch's end. */
   add(values: unknown[]): void {
-    if (values.length !== this.width)
-      throw new RangeError(`a row of ${values.length} values for ${this.width} columns`);
-    this.rows.push(values);
+    this.rows.push(this.checked(values));
+  }
+
+  /** A row written at once (a job that does not let its writes wait), by the same statements. */
+  writeNow(values: unknown[]): void {
+    this.statement(1).run(this.checked(values));
   }
 
   flush(): void {
@@ -52,6 +56,12 @@ export class RowBatch implements Deferred {
     return () => {
       this.rows = rows;
     };
+  }
+
+  private checked(values: unknown[]): unknown[] {
+    if (values.length !== this.width)
+      throw new RangeError(`a row of ${values.length} values for ${this.width} columns`);
+    return values;
   }
 
   private statement(n: number): Database.Statement {
